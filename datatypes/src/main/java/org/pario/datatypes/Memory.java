@@ -1,0 +1,165 @@
+package org.pario.datatypes;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Objects;
+
+import org.pario.ParioException;
+
+/**
+ * User memory seen as bytes in this machine's native layout (little-endian), addressed with {@code long}
+ * offsets: a primitive array, a {@code byte[]} or a {@code ByteBuffer} (heap or direct). A {@code double[]} of
+ * n elements is 8n bytes, element {@code i} at byte {@code 8i}, exactly as a C array of doubles.
+ *
+ * <p>All access is absolute: a buffer's position and limit are neither used nor changed. Memory is the user's
+ * side of {@link Packer}; every copy checks that it stays inside the memory and fails with a
+ * {@link ParioException} naming the offending byte range otherwise.
+ */
+public abstract class Memory {
+    Memory() {
+    }
+
+    /** @return the number of addressable bytes */
+    public abstract long byteSize();
+
+    /** Copies {@code length} bytes at memory offset {@code from} into {@code dst} at {@code dstIndex}. */
+    abstract void read(long from, ByteBuffer dst, int dstIndex, int length);
+
+    /** Copies {@code length} bytes of {@code src} at {@code srcIndex} to memory offset {@code to}. */
+    abstract void write(long to, ByteBuffer src, int srcIndex, int length);
+
+    final void check(final long offset, final long length) {
+        if (offset < 0 || length < 0 || offset > byteSize() - length) {
+            throw ParioException.argument("datatype reaches bytes [" + offset + ", " + (offset + length)
+                + ") of a buffer of " + byteSize() + " bytes");
+        }
+    }
+
+    /**
+     * @param array bytes
+     * @return memory over the whole array
+     */
+    public static Memory of(final byte[] array) {
+        return new BufferMemory(ByteBuffer.wrap(Objects.requireNonNull(array, "array")));
+    }
+
+    /**
+     * @param buffer heap or direct; its whole capacity is addressable, independent of position and limit
+     * @return memory over the buffer
+     */
+    public static Memory of(final ByteBuffer buffer) {
+        return new BufferMemory(Objects.requireNonNull(buffer, "buffer"));
+    }
+
+    /**
+     * @param array values, each 8 bytes
+     * @return memory over the array
+     */
+    public static Memory of(final double[] array) {
+        return new PrimitiveArrayMemory.Doubles(Objects.requireNonNull(array, "array"));
+    }
+
+    /**
+     * @param array values, each 4 bytes
+     * @return memory over the array
+     */
+    public static Memory of(final float[] array) {
+        return new PrimitiveArrayMemory.Floats(Objects.requireNonNull(array, "array"));
+    }
+
+    /**
+     * @param array values, each 8 bytes
+     * @return memory over the array
+     */
+    public static Memory of(final long[] array) {
+        return new PrimitiveArrayMemory.Longs(Objects.requireNonNull(array, "array"));
+    }
+
+    /**
+     * @param array values, each 4 bytes
+     * @return memory over the array
+     */
+    public static Memory of(final int[] array) {
+        return new PrimitiveArrayMemory.Ints(Objects.requireNonNull(array, "array"));
+    }
+
+    /**
+     * @param array values, each 2 bytes
+     * @return memory over the array
+     */
+    public static Memory of(final short[] array) {
+        return new PrimitiveArrayMemory.Shorts(Objects.requireNonNull(array, "array"));
+    }
+
+    /**
+     * @param array values, each 2 bytes (UTF-16 code units)
+     * @return memory over the array
+     */
+    public static Memory of(final char[] array) {
+        return new PrimitiveArrayMemory.Chars(Objects.requireNonNull(array, "array"));
+    }
+
+    /**
+     * Memory over any supported array or {@code ByteBuffer}.
+     *
+     * @param buffer a primitive array or a {@code ByteBuffer}
+     * @return memory over it
+     * @throws ParioException for other objects
+     */
+    public static Memory ofObject(final Object buffer) {
+        if (buffer instanceof Memory m) {
+            return m;
+        } else if (buffer instanceof byte[] a) {
+            return of(a);
+        } else if (buffer instanceof ByteBuffer b) {
+            return of(b);
+        } else if (buffer instanceof double[] a) {
+            return of(a);
+        } else if (buffer instanceof float[] a) {
+            return of(a);
+        } else if (buffer instanceof long[] a) {
+            return of(a);
+        } else if (buffer instanceof int[] a) {
+            return of(a);
+        } else if (buffer instanceof short[] a) {
+            return of(a);
+        } else if (buffer instanceof char[] a) {
+            return of(a);
+        }
+        throw ParioException.argument("buffer must be a primitive array or a ByteBuffer, got "
+            + (buffer == null ? "null" : buffer.getClass().getName()));
+    }
+
+    /** Memory over a ByteBuffer (a wrapped byte[] included). */
+    static final class BufferMemory extends Memory {
+        private final ByteBuffer buffer;
+
+        BufferMemory(final ByteBuffer buffer) {
+            this.buffer = buffer;
+        }
+
+        @Override
+        public long byteSize() {
+            return buffer.capacity();
+        }
+
+        @Override
+        void read(final long from, final ByteBuffer dst, final int dstIndex, final int length) {
+            dst.put(dstIndex, buffer, (int) from, length);
+        }
+
+        @Override
+        void write(final long to, final ByteBuffer src, final int srcIndex, final int length) {
+            if (buffer.isReadOnly()) {
+                throw ParioException.argument("cannot unpack into a read-only ByteBuffer");
+            }
+            buffer.put((int) to, src, srcIndex, length);
+        }
+    }
+
+    static final VarHandle LONG_LE = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    static final VarHandle INT_LE = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+    static final VarHandle SHORT_LE = MethodHandles.byteBufferViewVarHandle(short[].class, ByteOrder.LITTLE_ENDIAN);
+}

@@ -1,0 +1,190 @@
+package org.pario.datatypes;
+
+import java.nio.ByteBuffer;
+
+import org.pario.ParioException;
+
+/**
+ * Moves data between user memory laid out by a datatype and a packed stream ({@code MPI_Pack},
+ * {@code MPI_Unpack}, {@code MPI_Pack_external}). Any byte range of the stream can be packed or unpacked on
+ * its own, so callers can pipeline a large transfer through a small buffer.
+ *
+ * <p>In the native representation each contiguous run is one bulk copy. In {@code external32} each run of one
+ * basic type is converted on the fly (byte order reversed, {@code long} narrowed to 4 bytes, x87
+ * {@code long double} turned into IEEE binary128); a value that does not fit the external size is refused
+ * with {@link org.pario.ErrorCategory#TRUNCATE}.
+ *
+ * <p>Stateless and thread-safe; each call creates one small cursor.
+ */
+public final class Packer {
+    private Packer() {
+    }
+
+    /**
+     * Packs stream bytes {@code [streamFrom, streamFrom + length)} of {@code count} elements of {@code type}.
+     *
+     * @param src            user memory
+     * @param origin         byte offset in {@code src} of the buffer address (displacement 0 of element 0)
+     * @param type           the memory layout
+     * @param count          number of elements
+     * @param representation representation of the packed stream
+     * @param streamFrom     first stream byte to produce
+     * @param dst            destination; absolute indexing, position and limit untouched
+     * @param dstIndex       where the first produced byte goes
+     * @param length         number of stream bytes to produce
+     */
+    public static void pack(final Memory src, final long origin, final Datatype type, final long count,
+                            final DataRepresentation representation, final long streamFrom, final ByteBuffer dst,
+                            final int dstIndex, final int length) {
+        final Cursor c = rangeCursor(type, count, representation, streamFrom, length);
+        checkBuffer("destination", dst, dstIndex, length);
+        int out = dstIndex;
+        if (!c.isTyped()) {
+            while (c.next()) {
+                final long at = origin + c.offset();
+                final int len = (int) c.length();
+                src.check(at, len);
+                src.read(at, dst, out, len);
+                out += len;
+            }
+            return;
+        }
+        while (c.next()) {
+            final long at = origin + c.offset();
+            src.check(at, c.length());
+            out += External32.pack(src, at, c, dst, out, representation == DataRepresentation.EXTERNAL32);
+        }
+    }
+
+    /**
+     * Unpacks stream bytes {@code [streamFrom, streamFrom + length)} into memory laid out by {@code type};
+     * memory bytes outside the type's data are not touched.
+     *
+     * @param src            the packed bytes; absolute indexing
+     * @param srcIndex       index of stream byte {@code streamFrom}
+     * @param length         number of stream bytes to consume
+     * @param dst            user memory
+     * @param origin         byte offset in {@code dst} of the buffer address
+     * @param type           the memory layout
+     * @param count          number of elements
+     * @param representation representation of the packed stream
+     * @param streamFrom     the stream position of {@code src[srcIndex]}
+     */
+    public static void unpack(final ByteBuffer src, final int srcIndex, final int length, final Memory dst,
+                              final long origin, final Datatype type, final long count,
+                              final DataRepresentation representation, final long streamFrom) {
+        final Cursor c = rangeCursor(type, count, representation, streamFrom, length);
+        checkBuffer("source", src, srcIndex, length);
+        int in = srcIndex;
+        if (!c.isTyped()) {
+            while (c.next()) {
+                final long at = origin + c.offset();
+                final int len = (int) c.length();
+                dst.check(at, len);
+                dst.write(at, src, in, len);
+                in += len;
+            }
+            return;
+        }
+        while (c.next()) {
+            final long at = origin + c.offset();
+            dst.check(at, c.length());
+            in += External32.unpack(src, in, c, dst, at, representation == DataRepresentation.EXTERNAL32);
+        }
+    }
+
+    /**
+     * Packs {@code count} elements into a new array.
+     *
+     * @param src   user memory (a primitive array, {@code byte[]}, {@code ByteBuffer} or {@link Memory})
+     * @param type  the memory layout
+     * @param count number of elements
+     * @return the packed stream in the native representation
+     */
+    public static byte[] pack(final Object src, final Datatype type, final long count) {
+        return pack(src, type, count, DataRepresentation.NATIVE);
+    }
+
+    /**
+     * Packs {@code count} elements into a new array.
+     *
+     * @param src            user memory (a primitive array, {@code byte[]}, {@code ByteBuffer} or {@link Memory})
+     * @param type           the memory layout
+     * @param count          number of elements
+     * @param representation representation of the packed stream
+     * @return the packed stream
+     */
+    public static byte[] pack(final Object src, final Datatype type, final long count,
+                              final DataRepresentation representation) {
+        final long size = packedSize(type, count, representation);
+        if (size > Integer.MAX_VALUE - 8) {
+            throw ParioException.argument("pack: " + size + " packed bytes do not fit one array; pack by ranges");
+        }
+        final byte[] out = new byte[(int) size];
+        pack(Memory.ofObject(src), 0, type, count, representation, 0, ByteBuffer.wrap(out), 0, out.length);
+        return out;
+    }
+
+    /**
+     * Unpacks a whole packed stream.
+     *
+     * @param packed the native packed stream of {@code count} elements
+     * @param dst    user memory (a primitive array, {@code byte[]}, {@code ByteBuffer} or {@link Memory})
+     * @param type   the memory layout
+     * @param count  number of elements
+     */
+    public static void unpack(final byte[] packed, final Object dst, final Datatype type, final long count) {
+        unpack(packed, dst, type, count, DataRepresentation.NATIVE);
+    }
+
+    /**
+     * Unpacks a whole packed stream.
+     *
+     * @param packed         the packed stream of {@code count} elements
+     * @param dst            user memory
+     * @param type           the memory layout
+     * @param count          number of elements
+     * @param representation representation of the packed stream
+     */
+    public static void unpack(final byte[] packed, final Object dst, final Datatype type, final long count,
+                              final DataRepresentation representation) {
+        final long size = packedSize(type, count, representation);
+        if (packed.length < size) {
+            throw new ParioException(org.pario.ErrorCategory.TRUNCATE, "unpack: " + count + " elements need "
+                + size + " packed bytes, got " + packed.length);
+        }
+        unpack(ByteBuffer.wrap(packed), 0, (int) size, Memory.ofObject(dst), 0, type, count, representation, 0);
+    }
+
+    /**
+     * @param type           the layout
+     * @param count          number of elements
+     * @param representation representation of the stream
+     * @return the packed size in bytes ({@code MPI_Pack_size}, {@code MPI_Pack_external_size}; exact, no slack)
+     */
+    public static long packedSize(final Datatype type, final long count, final DataRepresentation representation) {
+        Checks.nonNegative("pack", "count", count);
+        return Checks.mul("pack", count, type.size(representation));
+    }
+
+    private static Cursor rangeCursor(final Datatype type, final long count, final DataRepresentation representation,
+                                      final long streamFrom, final int length) {
+        Checks.notNull("pack", "type", type);
+        Checks.nonNegative("pack", "count", count);
+        Checks.nonNegative("pack", "length", length);
+        final Cursor c = new Cursor(type, count, representation, false);
+        final long end = Checks.add("pack", streamFrom, length);
+        if (streamFrom < 0 || end > c.streamSize()) {
+            throw ParioException.argument("pack: stream range [" + streamFrom + ", " + end + ") is outside the "
+                + c.streamSize() + "-byte stream of " + count + " x " + type);
+        }
+        return c.seek(streamFrom).limit(end);
+    }
+
+    private static void checkBuffer(final String name, final ByteBuffer b, final int index, final int length) {
+        if (index < 0 || index > b.capacity() - length) {
+            throw ParioException.argument("pack: " + name + " range [" + index + ", " + ((long) index + length)
+                + ") is outside a buffer of " + b.capacity() + " bytes");
+        }
+    }
+}

@@ -1,0 +1,273 @@
+package org.pario.datatypes;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * Memory over a primitive array, element bytes in little-endian order. Whole-element runs are copied with bulk
+ * view-buffer transfers (a memory copy on this machine) or, for short runs, element by element without
+ * allocation; runs that start or end inside an element fall back to byte-wise access.
+ */
+abstract class PrimitiveArrayMemory extends Memory {
+    /** Runs of at most this many elements are copied element-wise instead of through a view buffer. */
+    private static final int SHORT_RUN = 16;
+
+    private final int shift;
+    private final long bytes;
+
+    PrimitiveArrayMemory(final int shift, final int elements) {
+        this.shift = shift;
+        this.bytes = (long) elements << shift;
+    }
+
+    @Override
+    public final long byteSize() {
+        return bytes;
+    }
+
+    abstract long bits(int index);
+
+    abstract void bits(int index, long value);
+
+    abstract void bulkRead(int first, ByteBuffer leView, int count);
+
+    abstract void bulkWrite(int first, ByteBuffer leView, int count);
+
+    @Override
+    final void read(final long from, final ByteBuffer dst, final int dstIndex, final int length) {
+        final int unit = 1 << shift;
+        final int mask = unit - 1;
+        if (((from | length) & mask) == 0) {
+            final int first = (int) (from >>> shift);
+            final int n = length >>> shift;
+            if (n > SHORT_RUN) {
+                bulkRead(first, dst.slice(dstIndex, length).order(ByteOrder.LITTLE_ENDIAN), n);
+                return;
+            }
+            for (int k = 0; k < n; k++) {
+                putBits(dst, dstIndex + (k << shift), bits(first + k));
+            }
+            return;
+        }
+        for (int k = 0; k < length; k++) {
+            final long b = from + k;
+            dst.put(dstIndex + k, (byte) (bits((int) (b >>> shift)) >>> ((b & mask) << 3)));
+        }
+    }
+
+    @Override
+    final void write(final long to, final ByteBuffer src, final int srcIndex, final int length) {
+        final int unit = 1 << shift;
+        final int mask = unit - 1;
+        if (((to | length) & mask) == 0) {
+            final int first = (int) (to >>> shift);
+            final int n = length >>> shift;
+            if (n > SHORT_RUN) {
+                bulkWrite(first, src.slice(srcIndex, length).order(ByteOrder.LITTLE_ENDIAN), n);
+                return;
+            }
+            for (int k = 0; k < n; k++) {
+                bits(first + k, getBits(src, srcIndex + (k << shift)));
+            }
+            return;
+        }
+        for (int k = 0; k < length; k++) {
+            final long b = to + k;
+            final int index = (int) (b >>> shift);
+            final long bitShift = (b & mask) << 3;
+            final long old = bits(index);
+            final long value = (old & ~(0xFFL << bitShift)) | ((src.get(srcIndex + k) & 0xFFL) << bitShift);
+            bits(index, value);
+        }
+    }
+
+    private void putBits(final ByteBuffer dst, final int index, final long value) {
+        switch (shift) {
+            case 3 -> LONG_LE.set(dst, index, value);
+            case 2 -> INT_LE.set(dst, index, (int) value);
+            default -> SHORT_LE.set(dst, index, (short) value);
+        }
+    }
+
+    private long getBits(final ByteBuffer src, final int index) {
+        return switch (shift) {
+            case 3 -> (long) LONG_LE.get(src, index);
+            case 2 -> (int) INT_LE.get(src, index);
+            default -> (short) SHORT_LE.get(src, index);
+        };
+    }
+
+    static final class Doubles extends PrimitiveArrayMemory {
+        private final double[] a;
+
+        Doubles(final double[] a) {
+            super(3, a.length);
+            this.a = a;
+        }
+
+        @Override
+        long bits(final int i) {
+            return Double.doubleToRawLongBits(a[i]);
+        }
+
+        @Override
+        void bits(final int i, final long v) {
+            a[i] = Double.longBitsToDouble(v);
+        }
+
+        @Override
+        void bulkRead(final int first, final ByteBuffer v, final int n) {
+            v.asDoubleBuffer().put(a, first, n);
+        }
+
+        @Override
+        void bulkWrite(final int first, final ByteBuffer v, final int n) {
+            v.asDoubleBuffer().get(a, first, n);
+        }
+    }
+
+    static final class Longs extends PrimitiveArrayMemory {
+        private final long[] a;
+
+        Longs(final long[] a) {
+            super(3, a.length);
+            this.a = a;
+        }
+
+        @Override
+        long bits(final int i) {
+            return a[i];
+        }
+
+        @Override
+        void bits(final int i, final long v) {
+            a[i] = v;
+        }
+
+        @Override
+        void bulkRead(final int first, final ByteBuffer v, final int n) {
+            v.asLongBuffer().put(a, first, n);
+        }
+
+        @Override
+        void bulkWrite(final int first, final ByteBuffer v, final int n) {
+            v.asLongBuffer().get(a, first, n);
+        }
+    }
+
+    static final class Floats extends PrimitiveArrayMemory {
+        private final float[] a;
+
+        Floats(final float[] a) {
+            super(2, a.length);
+            this.a = a;
+        }
+
+        @Override
+        long bits(final int i) {
+            return Float.floatToRawIntBits(a[i]) & 0xFFFFFFFFL;
+        }
+
+        @Override
+        void bits(final int i, final long v) {
+            a[i] = Float.intBitsToFloat((int) v);
+        }
+
+        @Override
+        void bulkRead(final int first, final ByteBuffer v, final int n) {
+            v.asFloatBuffer().put(a, first, n);
+        }
+
+        @Override
+        void bulkWrite(final int first, final ByteBuffer v, final int n) {
+            v.asFloatBuffer().get(a, first, n);
+        }
+    }
+
+    static final class Ints extends PrimitiveArrayMemory {
+        private final int[] a;
+
+        Ints(final int[] a) {
+            super(2, a.length);
+            this.a = a;
+        }
+
+        @Override
+        long bits(final int i) {
+            return a[i] & 0xFFFFFFFFL;
+        }
+
+        @Override
+        void bits(final int i, final long v) {
+            a[i] = (int) v;
+        }
+
+        @Override
+        void bulkRead(final int first, final ByteBuffer v, final int n) {
+            v.asIntBuffer().put(a, first, n);
+        }
+
+        @Override
+        void bulkWrite(final int first, final ByteBuffer v, final int n) {
+            v.asIntBuffer().get(a, first, n);
+        }
+    }
+
+    static final class Shorts extends PrimitiveArrayMemory {
+        private final short[] a;
+
+        Shorts(final short[] a) {
+            super(1, a.length);
+            this.a = a;
+        }
+
+        @Override
+        long bits(final int i) {
+            return a[i] & 0xFFFFL;
+        }
+
+        @Override
+        void bits(final int i, final long v) {
+            a[i] = (short) v;
+        }
+
+        @Override
+        void bulkRead(final int first, final ByteBuffer v, final int n) {
+            v.asShortBuffer().put(a, first, n);
+        }
+
+        @Override
+        void bulkWrite(final int first, final ByteBuffer v, final int n) {
+            v.asShortBuffer().get(a, first, n);
+        }
+    }
+
+    static final class Chars extends PrimitiveArrayMemory {
+        private final char[] a;
+
+        Chars(final char[] a) {
+            super(1, a.length);
+            this.a = a;
+        }
+
+        @Override
+        long bits(final int i) {
+            return a[i];
+        }
+
+        @Override
+        void bits(final int i, final long v) {
+            a[i] = (char) v;
+        }
+
+        @Override
+        void bulkRead(final int first, final ByteBuffer v, final int n) {
+            v.asCharBuffer().put(a, first, n);
+        }
+
+        @Override
+        void bulkWrite(final int first, final ByteBuffer v, final int n) {
+            v.asCharBuffer().get(a, first, n);
+        }
+    }
+}
