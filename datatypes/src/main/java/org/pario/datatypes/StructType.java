@@ -8,7 +8,9 @@ import java.util.List;
  * {@code struct(blocklengths, displacements, types)}. Legacy {@code lb}/{@code ub} members are kept for the
  * type's description but take no part in iteration: as in MPICH, the struct of the other members is built
  * first and then resized to the markers. Where several markers of a kind appear, the standard's rule applies
- * (lowest {@code lb}, highest {@code ub}); MPICH instead keeps the last one given.
+ * (lowest {@code lb}, highest {@code ub}); MPICH instead keeps the last one given. The extent is padded to the
+ * members' largest alignment, as a C compiler pads a struct, except when all members have the same type (MPICH
+ * builds such a struct as an hindexed type, which is never padded).
  */
 final class StructType extends BlockedType {
     private static final String WHERE = "struct";
@@ -80,7 +82,7 @@ final class StructType extends BlockedType {
         Figures result = f;
         if (!anyMember || f.size == 0) {
             result = f.toEmptyIfNoData();
-        } else {
+        } else if (!allMembersOfOneType(types)) {
             result.padToAlignment();
         }
         if (anyLb || anyUb) {
@@ -90,6 +92,25 @@ final class StructType extends BlockedType {
             result.ub = ub;
         }
         return result;
+    }
+
+    /**
+     * A struct whose members all have one type is an hindexed type in MPICH, and an hindexed type is not padded:
+     * {@code struct([1,1],[0,5],[int,int])} has extent 9, not 12. Members of zero length count; markers do not.
+     */
+    private static boolean allMembersOfOneType(final List<Datatype> types) {
+        Datatype first = null;
+        for (final Datatype t : types) {
+            if (t instanceof MarkerType) {
+                continue;
+            }
+            if (first == null) {
+                first = t;
+            } else if (!first.equals(t)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     @Override
