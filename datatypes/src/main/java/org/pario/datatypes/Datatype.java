@@ -297,11 +297,15 @@ public abstract class Datatype {
 
     /**
      * The type signature of one element, run-length encoded: consecutive equal basic types are merged.
-     * Computed lazily in time proportional to the number of homogeneous runs, not to the number of entries.
+     * A type of one basic type answers at once; others are walked lazily, in time proportional to the number
+     * of runs of one basic type, not to the number of entries.
      *
      * @return the signature entries in order
      */
     public final Iterable<SignatureEntry> signature() {
+        if (homogeneous != null || entries == 0) {
+            return entries == 0 ? List.of() : List.of(new SignatureEntry(homogeneous.name, entries));
+        }
         return () -> new Iterator<>() {
             private final Cursor cursor = new Cursor(Datatype.this, 1, DataRepresentation.NATIVE, true);
             private BasicType pendingType;
@@ -403,7 +407,8 @@ public abstract class Datatype {
      * @return the new type
      */
     public static Datatype indexed(final long[] blocklengths, final long[] displacements, final Datatype oldtype) {
-        return IndexedType.create(Combiner.INDEXED, blocklengths, 0, displacements, oldtype);
+        return IndexedType.create(Combiner.INDEXED, Checks.notNull("indexed", "blocklengths", blocklengths), 0,
+            displacements, oldtype);
     }
 
     /**
@@ -415,7 +420,8 @@ public abstract class Datatype {
      * @return the new type
      */
     public static Datatype hindexed(final long[] blocklengths, final long[] displacements, final Datatype oldtype) {
-        return IndexedType.create(Combiner.HINDEXED, blocklengths, 0, displacements, oldtype);
+        return IndexedType.create(Combiner.HINDEXED, Checks.notNull("hindexed", "blocklengths", blocklengths), 0,
+            displacements, oldtype);
     }
 
     /**

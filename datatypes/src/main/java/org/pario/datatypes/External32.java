@@ -42,7 +42,7 @@ final class External32 {
         int done = 0;
         for (long e = 0; done < streamLength; e++) {
             src.read(at + e * ns, nat, 0, ns);
-            toExternal(b, nat, ext);
+            toExternal(b, nat, ext, true);
             final int from = e == 0 ? (int) c.skip() : 0;
             final int take = Math.min(es - from, streamLength - done);
             dst.put(out + done, ext, from, take);
@@ -80,8 +80,10 @@ final class External32 {
             final int from = e == 0 ? (int) c.skip() : 0;
             final int take = Math.min(es - from, streamLength - done);
             if (take < es) {
+                // part of an element: the rest of its external bytes come from what memory holds now, narrowed
+                // without a range check (that value may be half written by an earlier range)
                 dst.read(at + e * ns, nat, 0, ns);
-                toExternal(b, nat, ext);
+                toExternal(b, nat, ext, false);
             }
             ext.put(from, src, in + done, take);
             toNative(b, ext, nat);
@@ -128,7 +130,7 @@ final class External32 {
     }
 
     /** Converts one native element at index 0 of {@code nat} into external32 bytes at index 0 of {@code ext}. */
-    static void toExternal(final BasicType b, final ByteBuffer nat, final ByteBuffer ext) {
+    static void toExternal(final BasicType b, final ByteBuffer nat, final ByteBuffer ext, final boolean checked) {
         switch (b.conversion) {
             case COPY -> ext.put(0, nat.get(0));
             case SWAP -> {
@@ -137,7 +139,7 @@ final class External32 {
             }
             case NARROW_SIGNED -> {
                 final long v = (long) Memory.LONG_LE.get(nat, 0);
-                if (v < Integer.MIN_VALUE || v > Integer.MAX_VALUE) {
+                if (checked && (v < Integer.MIN_VALUE || v > Integer.MAX_VALUE)) {
                     throw new ParioException(ErrorCategory.TRUNCATE, "external32: " + b.name + " value " + v
                         + " does not fit its 4-byte external32 representation");
                 }
@@ -146,14 +148,14 @@ final class External32 {
             case NARROW_UNSIGNED -> {
                 if (b.size == 8) {
                     final long v = (long) Memory.LONG_LE.get(nat, 0);
-                    if ((v >>> 32) != 0) {
+                    if (checked && (v >>> 32) != 0) {
                         throw new ParioException(ErrorCategory.TRUNCATE, "external32: " + b.name + " value "
                             + Long.toUnsignedString(v) + " does not fit its 4-byte external32 representation");
                     }
                     INT_BE.set(ext, 0, (int) v);
                 } else {
                     final int v = (int) Memory.INT_LE.get(nat, 0);
-                    if ((v >>> 16) != 0) {
+                    if (checked && (v >>> 16) != 0) {
                         throw new ParioException(ErrorCategory.TRUNCATE, "external32: " + b.name + " value "
                             + Integer.toUnsignedString(v) + " does not fit its 2-byte external32 representation");
                     }

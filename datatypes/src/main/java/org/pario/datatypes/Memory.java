@@ -137,7 +137,8 @@ public abstract class Memory {
         private final ByteBuffer buffer;
 
         BufferMemory(final ByteBuffer buffer) {
-            this.buffer = buffer;
+            // absolute bulk copies check against the limit, so work on a full-capacity view of the same bytes
+            this.buffer = buffer.duplicate().clear();
         }
 
         @Override

@@ -38,13 +38,14 @@ public final class Packer {
                             final int dstIndex, final int length) {
         final Cursor c = rangeCursor(type, count, representation, streamFrom, length);
         checkBuffer("destination", dst, dstIndex, length);
+        final ByteBuffer out32 = fullView(dst);
         int out = dstIndex;
         if (!c.isTyped()) {
             while (c.next()) {
                 final long at = origin + c.offset();
                 final int len = (int) c.length();
                 src.check(at, len);
-                src.read(at, dst, out, len);
+                src.read(at, out32, out, len);
                 out += len;
             }
             return;
@@ -52,7 +53,7 @@ public final class Packer {
         while (c.next()) {
             final long at = origin + c.offset();
             src.check(at, c.length());
-            out += External32.pack(src, at, c, dst, out, representation == DataRepresentation.EXTERNAL32);
+            out += External32.pack(src, at, c, out32, out, representation == DataRepresentation.EXTERNAL32);
         }
     }
 
@@ -75,13 +76,14 @@ public final class Packer {
                               final DataRepresentation representation, final long streamFrom) {
         final Cursor c = rangeCursor(type, count, representation, streamFrom, length);
         checkBuffer("source", src, srcIndex, length);
+        final ByteBuffer in32 = fullView(src);
         int in = srcIndex;
         if (!c.isTyped()) {
             while (c.next()) {
                 final long at = origin + c.offset();
                 final int len = (int) c.length();
                 dst.check(at, len);
-                dst.write(at, src, in, len);
+                dst.write(at, in32, in, len);
                 in += len;
             }
             return;
@@ -89,7 +91,7 @@ public final class Packer {
         while (c.next()) {
             final long at = origin + c.offset();
             dst.check(at, c.length());
-            in += External32.unpack(src, in, c, dst, at, representation == DataRepresentation.EXTERNAL32);
+            in += External32.unpack(in32, in, c, dst, at, representation == DataRepresentation.EXTERNAL32);
         }
     }
 
@@ -179,6 +181,11 @@ public final class Packer {
                 + c.streamSize() + "-byte stream of " + count + " x " + type);
         }
         return c.seek(streamFrom).limit(end);
+    }
+
+    /** Absolute bulk copies check against the limit; callers' position and limit must not matter. */
+    private static ByteBuffer fullView(final ByteBuffer b) {
+        return b.duplicate().clear();
     }
 
     private static void checkBuffer(final String name, final ByteBuffer b, final int index, final int length) {

@@ -26,7 +26,15 @@ final class StructType extends BlockedType {
     StructType(final long[] blocklengths, final long[] displacements, final List<Datatype> types) {
         this(Checks.notNull(WHERE, "blocklengths", blocklengths).clone(),
             Checks.notNull(WHERE, "displacements", displacements).clone(),
-            List.copyOf(Checks.notNull(WHERE, "types", types)), true);
+            copyTypes(types), true);
+    }
+
+    private static List<Datatype> copyTypes(final List<Datatype> types) {
+        Checks.notNull(WHERE, "types", types);
+        for (int i = 0; i < types.size(); i++) {
+            Checks.notNull(WHERE, "types[" + i + "]", types.get(i));
+        }
+        return List.copyOf(types);
     }
 
     private StructType(final long[] blocklengths, final long[] displacements, final List<Datatype> types,
