@@ -8,8 +8,25 @@ package org.pario.datatypes;
  * sums for indexed ones).
  */
 abstract class BlockedType extends Datatype {
+    /**
+     * For types whose blocks are all alike (contiguous, vector): the block type, or null. Lets the cursor's inner
+     * loop read plain fields instead of making virtual calls per block.
+     */
+    final Datatype uniformType;
+    /** For uniform types: copies per block. */
+    final long uniformLength;
+    /** For uniform types: bytes between block starts. */
+    final long uniformStride;
+
     BlockedType(final Figures f) {
+        this(f, null, 0, 0);
+    }
+
+    BlockedType(final Figures f, final Datatype uniformType, final long uniformLength, final long uniformStride) {
         super(f);
+        this.uniformType = uniformType;
+        this.uniformLength = uniformLength;
+        this.uniformStride = uniformStride;
     }
 
     abstract long blockCount();

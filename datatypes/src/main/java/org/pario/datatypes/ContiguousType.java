@@ -10,7 +10,7 @@ final class ContiguousType extends BlockedType {
     final Datatype oldtype;
 
     ContiguousType(final long count, final Datatype oldtype) {
-        super(figures(count, oldtype));
+        super(figures(count, oldtype), oldtype, count, 0);
         this.count = count;
         this.oldtype = oldtype;
     }

@@ -53,6 +53,17 @@ public final class Cursor {
     private long position;
     private long limit;
 
+    /**
+     * Arithmetic run generator for the commonest shape, a vector whose blocks are each one dense run: the
+     * remaining blocks' runs are offset, offset + stride, ... with no frame work at all.
+     */
+    private long fastRemaining;
+    private long fastNext;
+    private long fastStride;
+    private long fastLength;
+    private long fastStream;
+    private BasicType fastBasic;
+
     Cursor(final Datatype type, final long count, final DataRepresentation representation, final boolean typed) {
         this.type = type;
         this.count = count;
@@ -106,6 +117,7 @@ public final class Cursor {
         }
         hasRaw = false;
         trim = 0;
+        fastRemaining = 0;
         position = streamPosition;
         top = 0;
         node[0] = null;
@@ -180,10 +192,15 @@ public final class Cursor {
         runSkip = rawSkip;
         runBasic = rawBasic;
         runPosition = position;
-        if (cutAtLimit()) {
+        if (position + runStream > limit) {
+            cutAtLimit();
             return true;
         }
         position += runStream;
+        if (fastRemaining > 0 && fastStride != fastLength && !hasRaw) {
+            // the next run starts one stride after this one, so it cannot be adjacent to it
+            return true;
+        }
         while (position < limit && fetch()) {
             if (rawSkip != 0 || rawOffset != runOffset + runLength || typed && rawBasic != runBasic) {
                 break;
@@ -221,6 +238,46 @@ public final class Cursor {
         runStream = allowed;
         position = limit;
         return true;
+    }
+
+    /**
+     * How many runs follow the current one in a regular stretch: each as long as the current run, the k-th
+     * starting {@code k * repeatStride()} bytes after it, none merging with its neighbours, all before the limit.
+     * A caller may handle them itself and then {@link #skipRepeats(long)} them, instead of one {@link #next()}
+     * per run.
+     *
+     * @return the number of such runs, possibly 0
+     */
+    public long repeats() {
+        if (fastRemaining == 0 || hasRaw || runSkip != 0 || runLength != fastLength
+            || runOffset + fastStride != fastNext || fastStride == fastLength) {
+            return 0;
+        }
+        return Math.min(fastRemaining, (limit - position) / fastStream);
+    }
+
+    /** @return the distance in bytes between the starts of consecutive runs of a regular stretch */
+    public long repeatStride() {
+        return fastStride;
+    }
+
+    /**
+     * Consumes runs of the regular stretch after the current run; the current run becomes the last one skipped.
+     *
+     * @param n how many, at most {@link #repeats()}
+     */
+    public void skipRepeats(final long n) {
+        if (n < 0 || n > repeats()) {
+            throw ParioException.argument("cursor: cannot skip " + n + " runs, " + repeats() + " follow");
+        }
+        if (n == 0) {
+            return;
+        }
+        runOffset += n * fastStride;
+        runPosition = position + (n - 1) * fastStream;
+        position += n * fastStream;
+        fastNext += n * fastStride;
+        fastRemaining -= n;
     }
 
     /** @return the memory offset of the current run's first byte, relative to the buffer origin */
@@ -292,31 +349,76 @@ public final class Cursor {
 
     /** Produces the next raw run (a leaf's data, or a dense leaf's remaining copies) into the raw fields. */
     private boolean advance() {
+        if (fastRemaining > 0) {
+            rawOffset = fastNext;
+            rawLength = fastLength;
+            rawStream = fastStream;
+            rawBasic = fastBasic;
+            fastNext += fastStride;
+            fastRemaining--;
+            return true;
+        }
         while (top >= 0) {
             final int f = top;
             final BlockedType nd = node[f];
-            final long blocks = nd == null ? 1 : nd.blockCount();
             final long b = block[f];
-            if (b >= blocks) {
-                top--;
-                continue;
+            final Datatype t;
+            final long len;
+            final long disp;
+            if (nd == null) {
+                if (b >= 1) {
+                    top--;
+                    continue;
+                }
+                t = type;
+                len = count;
+                disp = 0;
+            } else if (nd.uniformType != null) {
+                if (b >= nd.blockCount()) {
+                    top--;
+                    continue;
+                }
+                t = nd.uniformType;
+                len = nd.uniformLength;
+                disp = b * nd.uniformStride;
+            } else {
+                if (b >= nd.blockCount()) {
+                    top--;
+                    continue;
+                }
+                t = nd.blockType(b);
+                len = nd.blockLength(b);
+                disp = nd.blockDisplacement(b);
             }
-            final Datatype t = nd == null ? type : nd.blockType(b);
-            final long len = nd == null ? count : nd.blockLength(b);
             final long j = elem[f];
             if (j >= len || t.size == 0) {
                 block[f] = b + 1;
                 elem[f] = 0;
                 continue;
             }
-            final long at = base[f] + (nd == null ? 0 : nd.blockDisplacement(b)) + j * t.extent;
-            if (isLeaf(t)) {
+            final long at = base[f] + disp + j * t.extent;
+            if (typed ? t.singleRun && t.homogeneous != null : t.singleRun) {
                 final long n = t.size == t.extent ? len - j : 1;
                 rawOffset = at + t.runStart;
                 rawLength = n * t.size;
                 rawStream = external ? n * t.externalSize : rawLength;
                 rawBasic = t.homogeneous;
-                elem[f] = j + n;
+                if (j + n < len) {
+                    elem[f] = j + n;
+                } else if (j == 0 && nd != null && nd.uniformType != null) {
+                    final long blocks = nd.blockCount();
+                    fastRemaining = blocks - b - 1;
+                    fastStride = nd.uniformStride;
+                    fastNext = rawOffset + fastStride;
+                    fastLength = rawLength;
+                    fastStream = rawStream;
+                    fastBasic = rawBasic;
+                    block[f] = blocks;
+                    elem[f] = 0;
+                } else {
+                    block[f] = b + 1;
+                    elem[f] = 0;
+                }
                 return true;
             }
             elem[f] = j + 1;

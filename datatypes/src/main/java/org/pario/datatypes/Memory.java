@@ -24,6 +24,12 @@ public abstract class Memory {
     /** @return the number of addressable bytes */
     public abstract long byteSize();
 
+    /** @return the object holding the bytes for {@link RawCopy}: an array, null (direct) or unaddressable */
+    abstract Object rawBase();
+
+    /** @return the raw offset of byte 0 within {@link #rawBase()} */
+    abstract long rawOffset();
+
     /** Copies {@code length} bytes at memory offset {@code from} into {@code dst} at {@code dstIndex}. */
     abstract void read(long from, ByteBuffer dst, int dstIndex, int length);
 
@@ -144,6 +150,16 @@ public abstract class Memory {
         @Override
         public long byteSize() {
             return buffer.capacity();
+        }
+
+        @Override
+        Object rawBase() {
+            return RawCopy.AVAILABLE && !buffer.isReadOnly() ? RawCopy.base(buffer) : RawCopy.UNADDRESSABLE;
+        }
+
+        @Override
+        long rawOffset() {
+            return RawCopy.offset(buffer);
         }
 
         @Override

@@ -9,7 +9,8 @@ import org.pario.ParioException;
  * {@code MPI_Unpack}, {@code MPI_Pack_external}). Any byte range of the stream can be packed or unpacked on
  * its own, so callers can pipeline a large transfer through a small buffer.
  *
- * <p>In the native representation each contiguous run is one bulk copy. In {@code external32} each run of one
+ * <p>In the native representation each contiguous run is one bulk copy (a raw memory copy where the JVM
+ * allows it, see {@code RawCopy}; otherwise a safe copy through buffer views). In {@code external32} each run of one
  * basic type is converted on the fly (byte order reversed, {@code long} narrowed to 4 bytes, x87
  * {@code long double} turned into IEEE binary128); a value that does not fit the external size is refused
  * with {@link org.pario.ErrorCategory#TRUNCATE}.
@@ -41,6 +42,29 @@ public final class Packer {
         final ByteBuffer out32 = fullView(dst);
         int out = dstIndex;
         if (!c.isTyped()) {
+            final Object srcBase = src.rawBase();
+            final Object dstBase = RawCopy.AVAILABLE ? RawCopy.base(out32) : RawCopy.UNADDRESSABLE;
+            if (srcBase != RawCopy.UNADDRESSABLE && dstBase != RawCopy.UNADDRESSABLE && !dst.isReadOnly()) {
+                final long srcOffset = src.rawOffset();
+                final long dstOffset = RawCopy.offset(out32);
+                while (c.next()) {
+                    final long at = origin + c.offset();
+                    final long len = c.length();
+                    final long repeats = c.repeats();
+                    final long stride = c.repeatStride();
+                    src.check(at, len);
+                    if (repeats > 0) {
+                        src.check(at + repeats * stride, len);
+                    }
+                    // a regular stretch is checked at both ends above and copied without cursor calls
+                    for (long k = 0, from = srcOffset + at; k <= repeats; k++, from += stride) {
+                        RawCopy.copy(srcBase, from, dstBase, dstOffset + out, len);
+                        out += (int) len;
+                    }
+                    c.skipRepeats(repeats);
+                }
+                return;
+            }
             while (c.next()) {
                 final long at = origin + c.offset();
                 final int len = (int) c.length();
@@ -79,6 +103,28 @@ public final class Packer {
         final ByteBuffer in32 = fullView(src);
         int in = srcIndex;
         if (!c.isTyped()) {
+            final Object dstBase = dst.rawBase();
+            final Object srcBase = RawCopy.AVAILABLE ? RawCopy.base(in32) : RawCopy.UNADDRESSABLE;
+            if (srcBase != RawCopy.UNADDRESSABLE && dstBase != RawCopy.UNADDRESSABLE) {
+                final long srcOffset = RawCopy.offset(in32);
+                final long dstOffset = dst.rawOffset();
+                while (c.next()) {
+                    final long at = origin + c.offset();
+                    final long len = c.length();
+                    final long repeats = c.repeats();
+                    final long stride = c.repeatStride();
+                    dst.check(at, len);
+                    if (repeats > 0) {
+                        dst.check(at + repeats * stride, len);
+                    }
+                    for (long k = 0, to = dstOffset + at; k <= repeats; k++, to += stride) {
+                        RawCopy.copy(srcBase, srcOffset + in, dstBase, to, len);
+                        in += (int) len;
+                    }
+                    c.skipRepeats(repeats);
+                }
+                return;
+            }
             while (c.next()) {
                 final long at = origin + c.offset();
                 final int len = (int) c.length();

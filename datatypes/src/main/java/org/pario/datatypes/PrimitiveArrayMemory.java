@@ -4,20 +4,43 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 /**
- * Memory over a primitive array, element bytes in little-endian order. Whole-element runs are copied with bulk
- * view-buffer transfers (a memory copy on this machine) or, for short runs, element by element without
- * allocation; runs that start or end inside an element fall back to byte-wise access.
+ * Memory over a primitive array, element bytes in little-endian order. Whole-element runs to or from a heap buffer
+ * are copied element by element through byte-array views, which compile to plain loads and stores (JDK 17's
+ * view buffers over heap byte buffers convert one element at a time, several times slower); runs to or from a
+ * direct buffer use its native-order view's bulk copy. Runs that start or end inside an element fall back to
+ * byte-wise access.
  */
 abstract class PrimitiveArrayMemory extends Memory {
+    private static final java.lang.invoke.VarHandle LONG_ARRAY =
+        java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final java.lang.invoke.VarHandle INT_ARRAY =
+        java.lang.invoke.MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final java.lang.invoke.VarHandle SHORT_ARRAY =
+        java.lang.invoke.MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.LITTLE_ENDIAN);
+
     /** Runs of at most this many elements are copied element-wise instead of through a view buffer. */
     private static final int SHORT_RUN = 16;
 
     private final int shift;
     private final long bytes;
+    private final Object array;
+    private final long arrayBase;
 
-    PrimitiveArrayMemory(final int shift, final int elements) {
+    PrimitiveArrayMemory(final int shift, final int elements, final Object array) {
         this.shift = shift;
         this.bytes = (long) elements << shift;
+        this.array = array;
+        this.arrayBase = RawCopy.arrayBase(array.getClass());
+    }
+
+    @Override
+    final Object rawBase() {
+        return RawCopy.AVAILABLE ? array : RawCopy.UNADDRESSABLE;
+    }
+
+    @Override
+    final long rawOffset() {
+        return arrayBase;
     }
 
     @Override
@@ -31,6 +54,12 @@ abstract class PrimitiveArrayMemory extends Memory {
 
     abstract void bulkRead(int first, ByteBuffer leView, int count);
 
+    /** Copies n elements from index first into a byte array at byte offset at, little-endian. */
+    abstract void toArray(int first, byte[] bytes, int at, int n);
+
+    /** Copies n elements from a byte array at byte offset at into index first. */
+    abstract void fromArray(int first, byte[] bytes, int at, int n);
+
     abstract void bulkWrite(int first, ByteBuffer leView, int count);
 
     @Override
@@ -40,12 +69,15 @@ abstract class PrimitiveArrayMemory extends Memory {
         if (((from | length) & mask) == 0) {
             final int first = (int) (from >>> shift);
             final int n = length >>> shift;
-            if (n > SHORT_RUN) {
+            if (dst.hasArray()) {
+                toArray(first, dst.array(), dst.arrayOffset() + dstIndex, n);
+            } else if (n > SHORT_RUN) {
+                // a direct buffer's native-order view copies in bulk
                 bulkRead(first, dst.slice(dstIndex, length).order(ByteOrder.LITTLE_ENDIAN), n);
-                return;
-            }
-            for (int k = 0; k < n; k++) {
-                putBits(dst, dstIndex + (k << shift), bits(first + k));
+            } else {
+                for (int k = 0; k < n; k++) {
+                    putBits(dst, dstIndex + (k << shift), bits(first + k));
+                }
             }
             return;
         }
@@ -62,12 +94,14 @@ abstract class PrimitiveArrayMemory extends Memory {
         if (((to | length) & mask) == 0) {
             final int first = (int) (to >>> shift);
             final int n = length >>> shift;
-            if (n > SHORT_RUN) {
+            if (src.hasArray()) {
+                fromArray(first, src.array(), src.arrayOffset() + srcIndex, n);
+            } else if (n > SHORT_RUN) {
                 bulkWrite(first, src.slice(srcIndex, length).order(ByteOrder.LITTLE_ENDIAN), n);
-                return;
-            }
-            for (int k = 0; k < n; k++) {
-                bits(first + k, getBits(src, srcIndex + (k << shift)));
+            } else {
+                for (int k = 0; k < n; k++) {
+                    bits(first + k, getBits(src, srcIndex + (k << shift)));
+                }
             }
             return;
         }
@@ -101,7 +135,7 @@ abstract class PrimitiveArrayMemory extends Memory {
         private final double[] a;
 
         Doubles(final double[] a) {
-            super(3, a.length);
+            super(3, a.length, a);
             this.a = a;
         }
 
@@ -113,6 +147,20 @@ abstract class PrimitiveArrayMemory extends Memory {
         @Override
         void bits(final int i, final long v) {
             a[i] = Double.longBitsToDouble(v);
+        }
+
+        @Override
+        void toArray(final int first, final byte[] bytes, final int at, final int n) {
+            for (int k = 0; k < n; k++) {
+                LONG_ARRAY.set(bytes, at + 8 * k, Double.doubleToRawLongBits(a[first + k]));
+            }
+        }
+
+        @Override
+        void fromArray(final int first, final byte[] bytes, final int at, final int n) {
+            for (int k = 0; k < n; k++) {
+                a[first + k] = Double.longBitsToDouble((long) LONG_ARRAY.get(bytes, at + 8 * k));
+            }
         }
 
         @Override
@@ -130,7 +178,7 @@ abstract class PrimitiveArrayMemory extends Memory {
         private final long[] a;
 
         Longs(final long[] a) {
-            super(3, a.length);
+            super(3, a.length, a);
             this.a = a;
         }
 
@@ -142,6 +190,20 @@ abstract class PrimitiveArrayMemory extends Memory {
         @Override
         void bits(final int i, final long v) {
             a[i] = v;
+        }
+
+        @Override
+        void toArray(final int first, final byte[] bytes, final int at, final int n) {
+            for (int k = 0; k < n; k++) {
+                LONG_ARRAY.set(bytes, at + 8 * k, a[first + k]);
+            }
+        }
+
+        @Override
+        void fromArray(final int first, final byte[] bytes, final int at, final int n) {
+            for (int k = 0; k < n; k++) {
+                a[first + k] = (long) LONG_ARRAY.get(bytes, at + 8 * k);
+            }
         }
 
         @Override
@@ -159,7 +221,7 @@ abstract class PrimitiveArrayMemory extends Memory {
         private final float[] a;
 
         Floats(final float[] a) {
-            super(2, a.length);
+            super(2, a.length, a);
             this.a = a;
         }
 
@@ -171,6 +233,20 @@ abstract class PrimitiveArrayMemory extends Memory {
         @Override
         void bits(final int i, final long v) {
             a[i] = Float.intBitsToFloat((int) v);
+        }
+
+        @Override
+        void toArray(final int first, final byte[] bytes, final int at, final int n) {
+            for (int k = 0; k < n; k++) {
+                INT_ARRAY.set(bytes, at + 4 * k, Float.floatToRawIntBits(a[first + k]));
+            }
+        }
+
+        @Override
+        void fromArray(final int first, final byte[] bytes, final int at, final int n) {
+            for (int k = 0; k < n; k++) {
+                a[first + k] = Float.intBitsToFloat((int) INT_ARRAY.get(bytes, at + 4 * k));
+            }
         }
 
         @Override
@@ -188,7 +264,7 @@ abstract class PrimitiveArrayMemory extends Memory {
         private final int[] a;
 
         Ints(final int[] a) {
-            super(2, a.length);
+            super(2, a.length, a);
             this.a = a;
         }
 
@@ -200,6 +276,20 @@ abstract class PrimitiveArrayMemory extends Memory {
         @Override
         void bits(final int i, final long v) {
             a[i] = (int) v;
+        }
+
+        @Override
+        void toArray(final int first, final byte[] bytes, final int at, final int n) {
+            for (int k = 0; k < n; k++) {
+                INT_ARRAY.set(bytes, at + 4 * k, a[first + k]);
+            }
+        }
+
+        @Override
+        void fromArray(final int first, final byte[] bytes, final int at, final int n) {
+            for (int k = 0; k < n; k++) {
+                a[first + k] = (int) INT_ARRAY.get(bytes, at + 4 * k);
+            }
         }
 
         @Override
@@ -217,7 +307,7 @@ abstract class PrimitiveArrayMemory extends Memory {
         private final short[] a;
 
         Shorts(final short[] a) {
-            super(1, a.length);
+            super(1, a.length, a);
             this.a = a;
         }
 
@@ -229,6 +319,20 @@ abstract class PrimitiveArrayMemory extends Memory {
         @Override
         void bits(final int i, final long v) {
             a[i] = (short) v;
+        }
+
+        @Override
+        void toArray(final int first, final byte[] bytes, final int at, final int n) {
+            for (int k = 0; k < n; k++) {
+                SHORT_ARRAY.set(bytes, at + 2 * k, a[first + k]);
+            }
+        }
+
+        @Override
+        void fromArray(final int first, final byte[] bytes, final int at, final int n) {
+            for (int k = 0; k < n; k++) {
+                a[first + k] = (short) SHORT_ARRAY.get(bytes, at + 2 * k);
+            }
         }
 
         @Override
@@ -246,7 +350,7 @@ abstract class PrimitiveArrayMemory extends Memory {
         private final char[] a;
 
         Chars(final char[] a) {
-            super(1, a.length);
+            super(1, a.length, a);
             this.a = a;
         }
 
@@ -258,6 +362,20 @@ abstract class PrimitiveArrayMemory extends Memory {
         @Override
         void bits(final int i, final long v) {
             a[i] = (char) v;
+        }
+
+        @Override
+        void toArray(final int first, final byte[] bytes, final int at, final int n) {
+            for (int k = 0; k < n; k++) {
+                SHORT_ARRAY.set(bytes, at + 2 * k, (short) a[first + k]);
+            }
+        }
+
+        @Override
+        void fromArray(final int first, final byte[] bytes, final int at, final int n) {
+            for (int k = 0; k < n; k++) {
+                a[first + k] = (char) (short) SHORT_ARRAY.get(bytes, at + 2 * k);
+            }
         }
 
         @Override

@@ -13,7 +13,8 @@ final class VectorType extends BlockedType {
 
     VectorType(final long count, final long blocklength, final long stride, final boolean strideInBytes,
                final Datatype oldtype) {
-        super(figures(count, blocklength, stride, strideInBytes, oldtype));
+        super(figures(count, blocklength, stride, strideInBytes, oldtype), oldtype, blocklength,
+            strideInBytes ? stride : stride * oldtype.extent);
         this.count = count;
         this.blocklength = blocklength;
         this.stride = stride;

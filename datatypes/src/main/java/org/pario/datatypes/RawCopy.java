@@ -1,0 +1,89 @@
+package org.pario.datatypes;
+
+import java.lang.reflect.Field;
+import java.nio.Buffer;
+import java.nio.ByteBuffer;
+
+/**
+ * Raw memory copies between any primitive array and heap or direct byte buffers, through
+ * {@code sun.misc.Unsafe.copyMemory}: the same memmove {@code System.arraycopy} uses, without the per-element
+ * byte-order handling of JDK 17's view buffers. It is the fast path of {@link Packer}; every copy through it has
+ * been bounds-checked by the caller first ({@link Memory#check} and the packed-buffer range check), because a
+ * raw copy does not check.
+ *
+ * <p>When {@code Unsafe} is unavailable, or the system property {@code pario.rawCopy=false} is set,
+ * {@link #AVAILABLE} is false and callers use the safe, slower path.
+ */
+final class RawCopy {
+    /** Whether raw copies can be used in this JVM. */
+    static final boolean AVAILABLE;
+    /** Marks a buffer whose bytes cannot be addressed raw (a read-only heap buffer). */
+    static final Object UNADDRESSABLE = new Object();
+
+    private static final sun.misc.Unsafe UNSAFE;
+    private static final long ADDRESS_FIELD;
+    private static final long BYTE_ARRAY_BASE;
+
+    static {
+        sun.misc.Unsafe unsafe = null;
+        long address = -1;
+        long base = 0;
+        boolean available = false;
+        if (!"false".equalsIgnoreCase(System.getProperty("pario.rawCopy"))) {
+            try {
+                final Field f = sun.misc.Unsafe.class.getDeclaredField("theUnsafe");
+                f.setAccessible(true);
+                unsafe = (sun.misc.Unsafe) f.get(null);
+                address = unsafe.objectFieldOffset(Buffer.class.getDeclaredField("address"));
+                base = unsafe.arrayBaseOffset(byte[].class);
+                available = true;
+            } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+                available = false;
+            }
+        }
+        UNSAFE = unsafe;
+        ADDRESS_FIELD = address;
+        BYTE_ARRAY_BASE = base;
+        AVAILABLE = available;
+    }
+
+    private RawCopy() {
+    }
+
+    /** @return the object a buffer's bytes live in: its array, null for direct memory, or {@link #UNADDRESSABLE} */
+    static Object base(final ByteBuffer b) {
+        if (b.hasArray()) {
+            return b.array();
+        }
+        return b.isDirect() ? null : UNADDRESSABLE;
+    }
+
+    /** @return the raw offset of a buffer's byte 0 within {@link #base(ByteBuffer)} */
+    static long offset(final ByteBuffer b) {
+        return b.hasArray() ? BYTE_ARRAY_BASE + b.arrayOffset() : UNSAFE.getLong(b, ADDRESS_FIELD);
+    }
+
+    /** @return the raw offset of element 0 of an array of the given class */
+    static long arrayBase(final Class<?> arrayClass) {
+        return AVAILABLE ? UNSAFE.arrayBaseOffset(arrayClass) : 0;
+    }
+
+    /** Runs up to this many bytes are moved with 8-byte loads and stores instead of a copy call. */
+    private static final long SHORT_COPY = 64;
+
+    /** Copies bytes; the caller has checked both ranges. */
+    static void copy(final Object srcBase, final long srcOffset, final Object dstBase, final long dstOffset,
+                     final long bytes) {
+        if (bytes > SHORT_COPY) {
+            UNSAFE.copyMemory(srcBase, srcOffset, dstBase, dstOffset, bytes);
+            return;
+        }
+        long i = 0;
+        for (; i + 8 <= bytes; i += 8) {
+            UNSAFE.putLong(dstBase, dstOffset + i, UNSAFE.getLong(srcBase, srcOffset + i));
+        }
+        for (; i < bytes; i++) {
+            UNSAFE.putByte(dstBase, dstOffset + i, UNSAFE.getByte(srcBase, srcOffset + i));
+        }
+    }
+}
