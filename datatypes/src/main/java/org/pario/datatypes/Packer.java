@@ -39,46 +39,10 @@ public final class Packer {
                             final int dstIndex, final int length) {
         final Cursor c = rangeCursor(type, count, representation, streamFrom, length);
         checkBuffer("destination", dst, dstIndex, length);
-        final ByteBuffer out32 = fullView(dst);
-        int out = dstIndex;
-        if (!c.isTyped()) {
-            final Object srcBase = src.rawBase();
-            final Object dstBase = RawCopy.AVAILABLE ? RawCopy.base(out32) : RawCopy.UNADDRESSABLE;
-            if (srcBase != RawCopy.UNADDRESSABLE && dstBase != RawCopy.UNADDRESSABLE && !dst.isReadOnly()) {
-                final long srcOffset = src.rawOffset();
-                final long dstOffset = RawCopy.offset(out32);
-                while (c.next()) {
-                    final long at = origin + c.offset();
-                    final long len = c.length();
-                    final long repeats = c.repeats();
-                    final long stride = c.repeatStride();
-                    src.check(at, len);
-                    if (repeats > 0) {
-                        src.check(at + repeats * stride, len);
-                    }
-                    // a regular stretch is checked at both ends above and copied without cursor calls
-                    for (long k = 0, from = srcOffset + at; k <= repeats; k++, from += stride) {
-                        RawCopy.copy(srcBase, from, dstBase, dstOffset + out, len);
-                        out += (int) len;
-                    }
-                    c.skipRepeats(repeats);
-                }
-                return;
-            }
-            while (c.next()) {
-                final long at = origin + c.offset();
-                final int len = (int) c.length();
-                src.check(at, len);
-                src.read(at, out32, out, len);
-                out += len;
-            }
-            return;
+        if (dst.isReadOnly()) {
+            throw ParioException.argument("pack: the destination buffer is read-only");
         }
-        while (c.next()) {
-            final long at = origin + c.offset();
-            src.check(at, c.length());
-            out += External32.pack(src, at, c, out32, out, representation == DataRepresentation.EXTERNAL32);
-        }
+        transfer(c, src, origin, fullView(dst), dstIndex, true, representation);
     }
 
     /**
@@ -100,44 +64,64 @@ public final class Packer {
                               final DataRepresentation representation, final long streamFrom) {
         final Cursor c = rangeCursor(type, count, representation, streamFrom, length);
         checkBuffer("source", src, srcIndex, length);
-        final ByteBuffer in32 = fullView(src);
-        int in = srcIndex;
-        if (!c.isTyped()) {
-            final Object dstBase = dst.rawBase();
-            final Object srcBase = RawCopy.AVAILABLE ? RawCopy.base(in32) : RawCopy.UNADDRESSABLE;
-            if (srcBase != RawCopy.UNADDRESSABLE && dstBase != RawCopy.UNADDRESSABLE) {
-                final long srcOffset = RawCopy.offset(in32);
-                final long dstOffset = dst.rawOffset();
-                while (c.next()) {
-                    final long at = origin + c.offset();
-                    final long len = c.length();
-                    final long repeats = c.repeats();
-                    final long stride = c.repeatStride();
-                    dst.check(at, len);
-                    if (repeats > 0) {
-                        dst.check(at + repeats * stride, len);
-                    }
-                    for (long k = 0, to = dstOffset + at; k <= repeats; k++, to += stride) {
-                        RawCopy.copy(srcBase, srcOffset + in, dstBase, to, len);
-                        in += (int) len;
-                    }
-                    c.skipRepeats(repeats);
-                }
-                return;
-            }
+        transfer(c, dst, origin, fullView(src), srcIndex, false, representation);
+    }
+
+    /**
+     * Moves the cursor's runs between user memory and the packed buffer, in the direction given: raw copies
+     * where both sides allow them (regular stretches checked at both ends, then copied without cursor calls),
+     * safe copies otherwise, and per-element conversion for external32.
+     */
+    private static void transfer(final Cursor c, final Memory user, final long origin, final ByteBuffer packed,
+                                 final int packedIndex, final boolean toPacked,
+                                 final DataRepresentation representation) {
+        int at = packedIndex;
+        if (c.isTyped()) {
+            final boolean external = representation == DataRepresentation.EXTERNAL32;
             while (c.next()) {
-                final long at = origin + c.offset();
-                final int len = (int) c.length();
-                dst.check(at, len);
-                dst.write(at, in32, in, len);
-                in += len;
+                final long u = origin + c.offset();
+                user.check(u, c.length());
+                at += toPacked ? External32.pack(user, u, c, packed, at, external)
+                    : External32.unpack(packed, at, c, user, u, external);
             }
             return;
         }
+        final Object userBase = user.rawBase();
+        final Object packedBase = RawCopy.AVAILABLE ? RawCopy.base(packed) : RawCopy.UNADDRESSABLE;
+        if (userBase == RawCopy.UNADDRESSABLE || packedBase == RawCopy.UNADDRESSABLE) {
+            while (c.next()) {
+                final long u = origin + c.offset();
+                final int len = (int) c.length();
+                user.check(u, len);
+                if (toPacked) {
+                    user.read(u, packed, at, len);
+                } else {
+                    user.write(u, packed, at, len);
+                }
+                at += len;
+            }
+            return;
+        }
+        final long userOffset = user.rawOffset();
+        final long packedOffset = RawCopy.offset(packed);
         while (c.next()) {
-            final long at = origin + c.offset();
-            dst.check(at, c.length());
-            in += External32.unpack(in32, in, c, dst, at, representation == DataRepresentation.EXTERNAL32);
+            final long u = origin + c.offset();
+            final long len = c.length();
+            final long repeats = c.repeats();
+            final long stride = c.repeatStride();
+            user.check(u, len);
+            if (repeats > 0) {
+                user.check(u + repeats * stride, len);
+            }
+            for (long k = 0, raw = userOffset + u; k <= repeats; k++, raw += stride) {
+                if (toPacked) {
+                    RawCopy.copy(userBase, raw, packedBase, packedOffset + at, len);
+                } else {
+                    RawCopy.copy(packedBase, packedOffset + at, userBase, raw, len);
+                }
+                at += (int) len;
+            }
+            c.skipRepeats(repeats);
         }
     }
 
