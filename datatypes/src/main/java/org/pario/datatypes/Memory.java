@@ -36,6 +36,32 @@ public abstract class Memory {
     /** Copies {@code length} bytes of {@code src} at {@code srcIndex} to memory offset {@code to}. */
     abstract void write(long to, ByteBuffer src, int srcIndex, int length);
 
+    /**
+     * The byte offset of the buffer address within this memory: where displacement 0 of a datatype lies. It is 0
+     * for memory made by the {@code of} factories and moves with {@link #at(long)}.
+     *
+     * @return the origin in bytes
+     */
+    public long origin() {
+        return 0;
+    }
+
+    /**
+     * The same memory with the buffer address moved by {@code bytes}, as {@code &a[i][j]} in C: displacements
+     * are then counted from there, and may be negative to reach bytes before it.
+     *
+     * @param bytes how far to move the buffer address, possibly negative
+     * @return a view of the same memory
+     */
+    public Memory at(final long bytes) {
+        return new Shifted(root(), Checks.add("memory", origin(), bytes));
+    }
+
+    /** @return the memory this is a view of, or itself */
+    Memory root() {
+        return this;
+    }
+
     final void check(final long offset, final long length) {
         if (offset < 0 || length < 0 || offset > byteSize() - length) {
             throw ParioException.argument("datatype reaches bytes [" + offset + ", " + (offset + length)
@@ -136,6 +162,52 @@ public abstract class Memory {
         }
         throw ParioException.argument("buffer must be a primitive array or a ByteBuffer, got "
             + (buffer == null ? "null" : buffer.getClass().getName()));
+    }
+
+    /** A view of other memory with a moved buffer address. */
+    static final class Shifted extends Memory {
+        private final Memory root;
+        private final long origin;
+
+        Shifted(final Memory root, final long origin) {
+            this.root = root;
+            this.origin = origin;
+        }
+
+        @Override
+        public long origin() {
+            return origin;
+        }
+
+        @Override
+        Memory root() {
+            return root;
+        }
+
+        @Override
+        public long byteSize() {
+            return root.byteSize();
+        }
+
+        @Override
+        Object rawBase() {
+            return root.rawBase();
+        }
+
+        @Override
+        long rawOffset() {
+            return root.rawOffset();
+        }
+
+        @Override
+        void read(final long from, final ByteBuffer dst, final int dstIndex, final int length) {
+            root.read(from, dst, dstIndex, length);
+        }
+
+        @Override
+        void write(final long to, final ByteBuffer src, final int srcIndex, final int length) {
+            root.write(to, src, srcIndex, length);
+        }
     }
 
     /** Memory over a ByteBuffer (a wrapped byte[] included). */

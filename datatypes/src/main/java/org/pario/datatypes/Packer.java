@@ -25,7 +25,8 @@ public final class Packer {
      * Packs stream bytes {@code [streamFrom, streamFrom + length)} of {@code count} elements of {@code type}.
      *
      * @param src            user memory
-     * @param origin         byte offset in {@code src} of the buffer address (displacement 0 of element 0)
+     * @param origin         byte offset in {@code src} of the buffer address (displacement 0 of element 0);
+     *                       for a view made with {@link Memory#at(long)}, pass its {@link Memory#origin()}
      * @param type           the memory layout
      * @param count          number of elements
      * @param representation representation of the packed stream
@@ -153,7 +154,8 @@ public final class Packer {
             throw ParioException.argument("pack: " + size + " packed bytes do not fit one array; pack by ranges");
         }
         final byte[] out = new byte[(int) size];
-        pack(Memory.ofObject(src), 0, type, count, representation, 0, ByteBuffer.wrap(out), 0, out.length);
+        final Memory m = Memory.ofObject(src);
+        pack(m, m.origin(), type, count, representation, 0, ByteBuffer.wrap(out), 0, out.length);
         return out;
     }
 
@@ -185,7 +187,8 @@ public final class Packer {
             throw new ParioException(org.pario.ErrorCategory.TRUNCATE, "unpack: " + count + " elements need "
                 + size + " packed bytes, got " + packed.length);
         }
-        unpack(ByteBuffer.wrap(packed), 0, (int) size, Memory.ofObject(dst), 0, type, count, representation, 0);
+        final Memory m = Memory.ofObject(dst);
+        unpack(ByteBuffer.wrap(packed), 0, (int) size, m, m.origin(), type, count, representation, 0);
     }
 
     /**

@@ -107,6 +107,24 @@ class MemoryTest {
     }
 
     @Test
+    void memoryAtMovesTheBufferAddressLikeCPointerArithmetic() {
+        final int[] a = new int[16];
+        for (int i = 0; i < 16; i++) {
+            a[i] = i;
+        }
+        // a column of a 4x4 C array starting at &a[0][2], and one element before it through a negative displacement
+        final Memory column = Memory.of(a).at(2 * 4);
+        assertEquals(8, column.origin());
+        final int[] got = new int[4];
+        Packer.unpack(Packer.pack(column, Datatype.vector(4, 1, 4, Datatype.INT), 1), got,
+            Datatype.contiguous(4, Datatype.INT), 1);
+        assertArrayEquals(new int[] {2, 6, 10, 14}, got);
+        final byte[] before = Packer.pack(column.at(4), Datatype.parse("hindexed([1], [-8], int)"), 1);
+        assertEquals(1, ByteBuffer.wrap(before).order(ByteOrder.LITTLE_ENDIAN).getInt(0));
+        assertThrows(ParioException.class, () -> Packer.pack(column, Datatype.parse("hindexed([1], [-12], int)"), 1));
+    }
+
+    @Test
     void zeroCountAndEmptyTypesPackNothing() {
         assertEquals(0, Packer.pack(new int[0], Datatype.INT, 0).length);
         assertEquals(0, Packer.pack(new int[0], Datatype.contiguous(0, Datatype.DOUBLE), 5).length);
