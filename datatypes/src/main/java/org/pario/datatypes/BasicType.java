@@ -23,13 +23,15 @@ final class BasicType extends Datatype {
 
     final String name;
     final Conversion conversion;
+    final BasicKind kind;
     /** Bytes per component: the unit whose byte order external32 reverses (half a complex number). */
     final int componentSize;
 
     BasicType(final String name, final int size, final int externalSize, final int alignment,
-              final Conversion conversion, final int componentSize) {
+              final Conversion conversion, final int componentSize, final BasicKind kind) {
         super(figures(size, externalSize, alignment));
         this.name = name;
+        this.kind = kind;
         this.conversion = conversion;
         this.componentSize = componentSize;
     }

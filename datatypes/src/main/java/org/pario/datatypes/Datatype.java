@@ -37,85 +37,85 @@ public abstract class Datatype {
     private static final Map<String, Datatype> PREDEFINED = new LinkedHashMap<>();
 
     /** {@code char}: one byte. */
-    public static final Datatype CHAR = basic("char", 1, 1, BasicType.Conversion.COPY);
+    public static final Datatype CHAR = basic("char", 1, 1, BasicType.Conversion.COPY, BasicKind.CHARACTER);
     /** {@code signed char}. */
-    public static final Datatype SIGNED_CHAR = basic("signed_char", 1, 1, BasicType.Conversion.COPY);
+    public static final Datatype SIGNED_CHAR = basic("signed_char", 1, 1, BasicType.Conversion.COPY, BasicKind.SIGNED_INTEGER);
     /** {@code unsigned char}. */
-    public static final Datatype UNSIGNED_CHAR = basic("unsigned_char", 1, 1, BasicType.Conversion.COPY);
+    public static final Datatype UNSIGNED_CHAR = basic("unsigned_char", 1, 1, BasicType.Conversion.COPY, BasicKind.UNSIGNED_INTEGER);
     /** {@code MPI_BYTE}: an uninterpreted byte. */
-    public static final Datatype BYTE = basic("byte", 1, 1, BasicType.Conversion.COPY);
+    public static final Datatype BYTE = basic("byte", 1, 1, BasicType.Conversion.COPY, BasicKind.BYTE);
     /** {@code int8_t}. */
-    public static final Datatype INT8_T = basic("int8_t", 1, 1, BasicType.Conversion.COPY);
+    public static final Datatype INT8_T = basic("int8_t", 1, 1, BasicType.Conversion.COPY, BasicKind.SIGNED_INTEGER);
     /** {@code uint8_t}. */
-    public static final Datatype UINT8_T = basic("uint8_t", 1, 1, BasicType.Conversion.COPY);
+    public static final Datatype UINT8_T = basic("uint8_t", 1, 1, BasicType.Conversion.COPY, BasicKind.UNSIGNED_INTEGER);
     /** C {@code _Bool}. */
-    public static final Datatype C_BOOL = basic("c_bool", 1, 1, BasicType.Conversion.COPY);
+    public static final Datatype C_BOOL = basic("c_bool", 1, 1, BasicType.Conversion.COPY, BasicKind.LOGICAL);
     /** Fortran {@code CHARACTER}. */
-    public static final Datatype CHARACTER = basic("character", 1, 1, BasicType.Conversion.COPY);
+    public static final Datatype CHARACTER = basic("character", 1, 1, BasicType.Conversion.COPY, BasicKind.CHARACTER);
     /** {@code MPI_PACKED}: a byte of a packed stream. */
-    public static final Datatype PACKED = basic("packed", 1, 1, BasicType.Conversion.COPY);
+    public static final Datatype PACKED = basic("packed", 1, 1, BasicType.Conversion.COPY, BasicKind.BYTE);
     /** {@code short}. */
-    public static final Datatype SHORT = basic("short", 2, 2, BasicType.Conversion.SWAP);
+    public static final Datatype SHORT = basic("short", 2, 2, BasicType.Conversion.SWAP, BasicKind.SIGNED_INTEGER);
     /** {@code unsigned short}. */
-    public static final Datatype UNSIGNED_SHORT = basic("unsigned_short", 2, 2, BasicType.Conversion.SWAP);
+    public static final Datatype UNSIGNED_SHORT = basic("unsigned_short", 2, 2, BasicType.Conversion.SWAP, BasicKind.UNSIGNED_INTEGER);
     /** {@code int16_t}. */
-    public static final Datatype INT16_T = basic("int16_t", 2, 2, BasicType.Conversion.SWAP);
+    public static final Datatype INT16_T = basic("int16_t", 2, 2, BasicType.Conversion.SWAP, BasicKind.SIGNED_INTEGER);
     /** {@code uint16_t}. */
-    public static final Datatype UINT16_T = basic("uint16_t", 2, 2, BasicType.Conversion.SWAP);
+    public static final Datatype UINT16_T = basic("uint16_t", 2, 2, BasicType.Conversion.SWAP, BasicKind.UNSIGNED_INTEGER);
     /** {@code int}. */
-    public static final Datatype INT = basic("int", 4, 4, BasicType.Conversion.SWAP);
+    public static final Datatype INT = basic("int", 4, 4, BasicType.Conversion.SWAP, BasicKind.SIGNED_INTEGER);
     /** {@code unsigned}. */
-    public static final Datatype UNSIGNED = basic("unsigned", 4, 4, BasicType.Conversion.SWAP);
+    public static final Datatype UNSIGNED = basic("unsigned", 4, 4, BasicType.Conversion.SWAP, BasicKind.UNSIGNED_INTEGER);
     /** {@code int32_t}. */
-    public static final Datatype INT32_T = basic("int32_t", 4, 4, BasicType.Conversion.SWAP);
+    public static final Datatype INT32_T = basic("int32_t", 4, 4, BasicType.Conversion.SWAP, BasicKind.SIGNED_INTEGER);
     /** {@code uint32_t}. */
-    public static final Datatype UINT32_T = basic("uint32_t", 4, 4, BasicType.Conversion.SWAP);
+    public static final Datatype UINT32_T = basic("uint32_t", 4, 4, BasicType.Conversion.SWAP, BasicKind.UNSIGNED_INTEGER);
     /** {@code float}. */
-    public static final Datatype FLOAT = basic("float", 4, 4, BasicType.Conversion.SWAP);
+    public static final Datatype FLOAT = basic("float", 4, 4, BasicType.Conversion.SWAP, BasicKind.FLOATING);
     /** {@code wchar_t}: 4 bytes here, 2 in external32. */
-    public static final Datatype WCHAR = basic("wchar", 4, 2, BasicType.Conversion.NARROW_UNSIGNED);
+    public static final Datatype WCHAR = basic("wchar", 4, 2, BasicType.Conversion.NARROW_UNSIGNED, BasicKind.CHARACTER);
     /** Fortran {@code INTEGER}. */
-    public static final Datatype INTEGER = basic("integer", 4, 4, BasicType.Conversion.SWAP);
+    public static final Datatype INTEGER = basic("integer", 4, 4, BasicType.Conversion.SWAP, BasicKind.FORTRAN_INTEGER);
     /** Fortran {@code REAL}. */
-    public static final Datatype REAL = basic("real", 4, 4, BasicType.Conversion.SWAP);
+    public static final Datatype REAL = basic("real", 4, 4, BasicType.Conversion.SWAP, BasicKind.FLOATING);
     /** Fortran {@code LOGICAL}. */
-    public static final Datatype LOGICAL = basic("logical", 4, 4, BasicType.Conversion.SWAP);
+    public static final Datatype LOGICAL = basic("logical", 4, 4, BasicType.Conversion.SWAP, BasicKind.LOGICAL);
     /** {@code long}: 8 bytes here, 4 in external32. */
-    public static final Datatype LONG = basic("long", 8, 4, BasicType.Conversion.NARROW_SIGNED);
+    public static final Datatype LONG = basic("long", 8, 4, BasicType.Conversion.NARROW_SIGNED, BasicKind.SIGNED_INTEGER);
     /** {@code unsigned long}: 8 bytes here, 4 in external32. */
-    public static final Datatype UNSIGNED_LONG = basic("unsigned_long", 8, 4, BasicType.Conversion.NARROW_UNSIGNED);
+    public static final Datatype UNSIGNED_LONG = basic("unsigned_long", 8, 4, BasicType.Conversion.NARROW_UNSIGNED, BasicKind.UNSIGNED_INTEGER);
     /** {@code long long}. */
-    public static final Datatype LONG_LONG = basic("long_long", 8, 8, BasicType.Conversion.SWAP);
+    public static final Datatype LONG_LONG = basic("long_long", 8, 8, BasicType.Conversion.SWAP, BasicKind.SIGNED_INTEGER);
     /** {@code unsigned long long}. */
-    public static final Datatype UNSIGNED_LONG_LONG = basic("unsigned_long_long", 8, 8, BasicType.Conversion.SWAP);
+    public static final Datatype UNSIGNED_LONG_LONG = basic("unsigned_long_long", 8, 8, BasicType.Conversion.SWAP, BasicKind.UNSIGNED_INTEGER);
     /** {@code int64_t}. */
-    public static final Datatype INT64_T = basic("int64_t", 8, 8, BasicType.Conversion.SWAP);
+    public static final Datatype INT64_T = basic("int64_t", 8, 8, BasicType.Conversion.SWAP, BasicKind.SIGNED_INTEGER);
     /** {@code uint64_t}. */
-    public static final Datatype UINT64_T = basic("uint64_t", 8, 8, BasicType.Conversion.SWAP);
+    public static final Datatype UINT64_T = basic("uint64_t", 8, 8, BasicType.Conversion.SWAP, BasicKind.UNSIGNED_INTEGER);
     /** {@code double}. */
-    public static final Datatype DOUBLE = basic("double", 8, 8, BasicType.Conversion.SWAP);
+    public static final Datatype DOUBLE = basic("double", 8, 8, BasicType.Conversion.SWAP, BasicKind.FLOATING);
     /** {@code MPI_Aint}. */
-    public static final Datatype AINT = basic("aint", 8, 8, BasicType.Conversion.SWAP);
+    public static final Datatype AINT = basic("aint", 8, 8, BasicType.Conversion.SWAP, BasicKind.SIGNED_INTEGER);
     /** {@code MPI_Offset}. */
-    public static final Datatype OFFSET = basic("offset", 8, 8, BasicType.Conversion.SWAP);
+    public static final Datatype OFFSET = basic("offset", 8, 8, BasicType.Conversion.SWAP, BasicKind.SIGNED_INTEGER);
     /** {@code MPI_Count}. */
-    public static final Datatype COUNT = basic("count", 8, 8, BasicType.Conversion.SWAP);
+    public static final Datatype COUNT = basic("count", 8, 8, BasicType.Conversion.SWAP, BasicKind.SIGNED_INTEGER);
     /** Fortran {@code DOUBLE PRECISION}. */
-    public static final Datatype DOUBLE_PRECISION = basic("double_precision", 8, 8, BasicType.Conversion.SWAP);
+    public static final Datatype DOUBLE_PRECISION = basic("double_precision", 8, 8, BasicType.Conversion.SWAP, BasicKind.FLOATING);
     /** C {@code float _Complex}. */
     public static final Datatype C_FLOAT_COMPLEX = complex("c_float_complex", 8);
     /** Fortran {@code COMPLEX}. */
     public static final Datatype COMPLEX = complex("complex", 8);
     /** {@code long double}: x87 extended precision in 16 bytes here, IEEE binary128 in external32. */
     public static final Datatype LONG_DOUBLE = register(new BasicType("long_double", 16, 16, 16,
-        BasicType.Conversion.X87, 16));
+        BasicType.Conversion.X87, 16, BasicKind.EXTENDED_FLOATING));
     /** C {@code double _Complex}. */
     public static final Datatype C_DOUBLE_COMPLEX = complex("c_double_complex", 16);
     /** Fortran {@code DOUBLE COMPLEX}. */
     public static final Datatype DOUBLE_COMPLEX = complex("double_complex", 16);
     /** C {@code long double _Complex}. */
     public static final Datatype C_LONG_DOUBLE_COMPLEX = register(new BasicType("c_long_double_complex", 32, 32,
-        16, BasicType.Conversion.X87, 16));
+        16, BasicType.Conversion.X87, 16, BasicKind.COMPLEX));
 
     /** {@code MPI_FLOAT_INT}: {@code {float; int}}, size 8, extent 8. */
     public static final Datatype FLOAT_INT = pair("float_int", FLOAT, INT);
@@ -252,6 +252,19 @@ public abstract class Datatype {
      */
     public final Optional<Datatype> homogeneousBasicType() {
         return Optional.ofNullable(homogeneous);
+    }
+
+    /** @return the MPI category of this type if it is a predefined basic type, else empty */
+    public final Optional<BasicKind> basicKind() {
+        return this instanceof BasicType b ? Optional.of(b.kind) : Optional.empty();
+    }
+
+    /**
+     * @return for a predefined pair type ({@code double_int}, ...), its value and index types in that order;
+     *     otherwise empty
+     */
+    public final Optional<List<Datatype>> pairComponents() {
+        return this instanceof PairType p ? Optional.of(List.of(p.value, p.index)) : Optional.empty();
     }
 
     // ------------------------------------------------------------------ typemap and signature
@@ -601,12 +614,13 @@ public abstract class Datatype {
     }
 
     private static Datatype basic(final String name, final int size, final int externalSize,
-                                  final BasicType.Conversion conversion) {
-        return register(new BasicType(name, size, externalSize, size, conversion, size));
+                                  final BasicType.Conversion conversion, final BasicKind kind) {
+        return register(new BasicType(name, size, externalSize, size, conversion, size, kind));
     }
 
     private static Datatype complex(final String name, final int size) {
-        return register(new BasicType(name, size, size, size / 2, BasicType.Conversion.SWAP, size / 2));
+        return register(new BasicType(name, size, size, size / 2, BasicType.Conversion.SWAP, size / 2,
+            BasicKind.COMPLEX));
     }
 
     private static Datatype pair(final String name, final Datatype value, final Datatype index) {

@@ -1,0 +1,454 @@
+package org.pario.comm;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+import org.pario.ErrorCategory;
+import org.pario.ParioException;
+import org.pario.comm.internal.Reductions;
+import org.pario.datatypes.DataRepresentation;
+import org.pario.datatypes.Datatype;
+import org.pario.datatypes.Memory;
+import org.pario.datatypes.Packer;
+
+/**
+ * The collective algorithms, built on point-to-point messages in the communicator's collective context. Every
+ * message carries a tag made of the call's sequence number and the algorithm's step, so concurrent collectives
+ * never mix. Algorithms: dissemination barrier; binomial-tree broadcast and (commutative) reduce; rank-ordered
+ * reduce for non-commutative operations; linear gather(v)/scatter(v) at the root; ring allgather(v);
+ * pairwise-exchange alltoall(v/w); allreduce as reduce then broadcast, so every rank gets bitwise the same
+ * result; reduce-scatter as reduce then scatter; scan as a chain. Non-power-of-two sizes need no special case.
+ */
+final class Collectives {
+    private Collectives() {
+    }
+
+    static int tag(final int seq, final int step) {
+        return ((seq & 0x7FFFFF) << 8) | (step & 0xFF);
+    }
+
+    static long[] repeat(final long value, final int n) {
+        final long[] a = new long[n];
+        Arrays.fill(a, value);
+        return a;
+    }
+
+    static long[] blockDispls(final long count, final int n) {
+        final long[] a = new long[n];
+        for (int i = 0; i < n; i++) {
+            a[i] = i * count;
+        }
+        return a;
+    }
+
+    private static Memory memory(final String name, final Object buf) {
+        if (buf == null) {
+            throw ParioException.argument(name + " must not be null");
+        }
+        return Memory.ofObject(buf);
+    }
+
+    /** Block {@code displ} (in extents of type) of a buffer. */
+    private static Memory slot(final Memory m, final long displ, final Datatype type) {
+        return m.at(Math.multiplyExact(displ, type.extent()));
+    }
+
+    private static void send(final Communicator c, final Memory m, final long count, final Datatype type, final int dest,
+                             final int tag) {
+        c.sendOn(c.collectiveContext, m, count, type, dest, tag);
+    }
+
+    private static Status recv(final Communicator c, final Memory m, final long count, final Datatype type,
+                               final int source, final int tag) {
+        return c.irecvOn(c.collectiveContext, m, count, type, source, tag).join();
+    }
+
+    private static Request<Status> irecv(final Communicator c, final Memory m, final long count, final Datatype type,
+                                         final int source, final int tag) {
+        return c.irecvOn(c.collectiveContext, m, count, type, source, tag);
+    }
+
+    /** Copies {@code scount x stype} to {@code rcount x rtype} locally, as a message to oneself would. */
+    private static void copy(final Memory src, final long scount, final Datatype stype, final Memory dst,
+                             final long rcount, final Datatype rtype) {
+        final byte[] packed = Packer.pack(src, stype, scount);
+        if (packed.length > Math.multiplyExact(rcount, rtype.size())) {
+            throw new ParioException(ErrorCategory.TRUNCATE, "local block of " + packed.length
+                + " bytes does not fit the receive block of " + rcount + " x " + rtype);
+        }
+        Packer.unpack(ByteBuffer.wrap(packed), 0, packed.length, dst, dst.origin(), rtype, rcount,
+            DataRepresentation.NATIVE, 0);
+    }
+
+    // ------------------------------------------------------------------ barrier and broadcast
+
+    static void barrier(final Communicator c, final int seq) {
+        final int n = c.size();
+        final byte[] none = new byte[0];
+        for (int k = 1, step = 0; k < n; k <<= 1, step++) {
+            final Request<Status> r = irecv(c, Memory.of(none), 0, Datatype.BYTE, (c.rank - k + n) % n, tag(seq, step));
+            send(c, Memory.of(none), 0, Datatype.BYTE, (c.rank + k) % n, tag(seq, step));
+            r.join();
+        }
+    }
+
+    static void bcast(final Communicator c, final int seq, final Object buf, final long count, final Datatype type,
+                      final int root) {
+        Checks.count("count", count);
+        final Memory m = memory("buf", buf);
+        final int n = c.size();
+        final int rel = (c.rank - root + n) % n;
+        int mask = 1;
+        while (mask < n) {
+            if ((rel & mask) != 0) {
+                recv(c, m, count, type, (rel - mask + root) % n, tag(seq, 0));
+                break;
+            }
+            mask <<= 1;
+        }
+        mask >>= 1;
+        while (mask > 0) {
+            if (rel + mask < n) {
+                send(c, m, count, type, (rel + mask + root) % n, tag(seq, 0));
+            }
+            mask >>= 1;
+        }
+    }
+
+    // ------------------------------------------------------------------ gather and scatter
+
+    static void gather(final Communicator c, final int seq, final Object sendbuf, final long sendcount,
+                       final Datatype sendtype, final Object recvbuf, final long recvcount, final Datatype recvtype,
+                       final int root) {
+        final int n = c.size();
+        gatherv(c, seq, sendbuf, sendcount, sendtype, recvbuf, c.rank == root ? repeat(recvcount, n) : null,
+            c.rank == root ? blockDispls(recvcount, n) : null, recvtype, root);
+    }
+
+    static void gatherv(final Communicator c, final int seq, final Object sendbuf, final long sendcount,
+                        final Datatype sendtype, final Object recvbuf, final long[] recvcounts, final long[] displs,
+                        final Datatype recvtype, final int root) {
+        final boolean inPlace = sendbuf == Communicator.IN_PLACE;
+        if (c.rank != root) {
+            if (inPlace) {
+                throw ParioException.argument("gather: IN_PLACE is only allowed as the root's send buffer");
+            }
+            Checks.count("sendcount", sendcount);
+            send(c, memory("sendbuf", sendbuf), sendcount, sendtype, root, tag(seq, 0));
+            return;
+        }
+        final int n = c.size();
+        Checks.length("recvcounts", recvcounts, n);
+        Checks.length("displs", displs, n);
+        final Memory out = memory("recvbuf", recvbuf);
+        final List<Request<Status>> pending = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            final Memory block = slot(out, displs[i], recvtype);
+            if (i == root) {
+                if (!inPlace) {
+                    copy(memory("sendbuf", sendbuf), sendcount, sendtype, block, recvcounts[i], recvtype);
+                }
+            } else {
+                pending.add(irecv(c, block, recvcounts[i], recvtype, i, tag(seq, 0)));
+            }
+        }
+        Request.joinAll(pending.toArray(new Request<?>[0]));
+    }
+
+    static void scatter(final Communicator c, final int seq, final Object sendbuf, final long sendcount,
+                        final Datatype sendtype, final Object recvbuf, final long recvcount, final Datatype recvtype,
+                        final int root) {
+        final int n = c.size();
+        scatterv(c, seq, sendbuf, c.rank == root ? repeat(sendcount, n) : null,
+            c.rank == root ? blockDispls(sendcount, n) : null, sendtype, recvbuf, recvcount, recvtype, root);
+    }
+
+    static void scatterv(final Communicator c, final int seq, final Object sendbuf, final long[] sendcounts,
+                         final long[] displs, final Datatype sendtype, final Object recvbuf, final long recvcount,
+                         final Datatype recvtype, final int root) {
+        final boolean inPlace = recvbuf == Communicator.IN_PLACE;
+        if (c.rank != root) {
+            if (inPlace) {
+                throw ParioException.argument("scatter: IN_PLACE is only allowed as the root's receive buffer");
+            }
+            Checks.count("recvcount", recvcount);
+            recv(c, memory("recvbuf", recvbuf), recvcount, recvtype, root, tag(seq, 0));
+            return;
+        }
+        final int n = c.size();
+        Checks.length("sendcounts", sendcounts, n);
+        Checks.length("displs", displs, n);
+        final Memory in = memory("sendbuf", sendbuf);
+        for (int i = 0; i < n; i++) {
+            final Memory block = slot(in, displs[i], sendtype);
+            if (i == root) {
+                if (!inPlace) {
+                    copy(block, sendcounts[i], sendtype, memory("recvbuf", recvbuf), recvcount, recvtype);
+                }
+            } else {
+                send(c, block, sendcounts[i], sendtype, i, tag(seq, 0));
+            }
+        }
+    }
+
+    /** Ring: in step s each rank passes on the block it got in step s - 1 (its own first). */
+    static void allgatherv(final Communicator c, final int seq, final Object sendbuf, final long sendcount,
+                           final Datatype sendtype, final Object recvbuf, final long[] recvcounts, final long[] displs,
+                           final Datatype recvtype) {
+        final int n = c.size();
+        Checks.length("recvcounts", recvcounts, n);
+        Checks.length("displs", displs, n);
+        final Memory out = memory("recvbuf", recvbuf);
+        final int me = c.rank;
+        if (sendbuf != Communicator.IN_PLACE) {
+            copy(memory("sendbuf", sendbuf), sendcount, sendtype, slot(out, displs[me], recvtype), recvcounts[me],
+                recvtype);
+        }
+        final int right = (me + 1) % n;
+        final int left = (me - 1 + n) % n;
+        for (int step = 0; step < n - 1; step++) {
+            final int sendBlock = (me - step + n) % n;
+            final int recvBlock = (me - step - 1 + n) % n;
+            final Request<Status> r = irecv(c, slot(out, displs[recvBlock], recvtype), recvcounts[recvBlock], recvtype,
+                left, tag(seq, step));
+            send(c, slot(out, displs[sendBlock], recvtype), recvcounts[sendBlock], recvtype, right, tag(seq, step));
+            r.join();
+        }
+    }
+
+    static void alltoallv(final Communicator c, final int seq, final Object sendbuf, final long[] sendcounts,
+                          final long[] sdispls, final Datatype sendtype, final Object recvbuf, final long[] recvcounts,
+                          final long[] rdispls, final Datatype recvtype) {
+        final int n = c.size();
+        final long[] sd = new long[n];
+        final long[] rd = new long[n];
+        Checks.length("sdispls", sdispls, n);
+        Checks.length("rdispls", rdispls, n);
+        for (int i = 0; i < n; i++) {
+            sd[i] = Math.multiplyExact(sdispls[i], sendtype.extent());
+            rd[i] = Math.multiplyExact(rdispls[i], recvtype.extent());
+        }
+        final Datatype[] st = new Datatype[n];
+        final Datatype[] rt = new Datatype[n];
+        Arrays.fill(st, sendtype);
+        Arrays.fill(rt, recvtype);
+        alltoallw(c, seq, sendbuf, sendcounts, sd, st, recvbuf, recvcounts, rd, rt);
+    }
+
+    /** Pairwise exchange: in step s, send to rank + s and receive from rank - s. */
+    static void alltoallw(final Communicator c, final int seq, final Object sendbuf, final long[] sendcounts,
+                          final long[] sdispls, final Datatype[] sendtypes, final Object recvbuf,
+                          final long[] recvcounts, final long[] rdispls, final Datatype[] recvtypes) {
+        final int n = c.size();
+        final int me = c.rank;
+        Checks.length("recvcounts", recvcounts, n);
+        Checks.length("rdispls", rdispls, n);
+        final Memory out = memory("recvbuf", recvbuf);
+        Memory in;
+        long[] scounts = sendcounts;
+        long[] sdis = sdispls;
+        Datatype[] stypes = sendtypes;
+        if (sendbuf == Communicator.IN_PLACE) {
+            // the data to send is in the receive buffer: take a packed copy of each block before overwriting it
+            final byte[][] blocks = new byte[n][];
+            scounts = new long[n];
+            sdis = new long[n];
+            stypes = new Datatype[n];
+            long total = 0;
+            for (int i = 0; i < n; i++) {
+                blocks[i] = Packer.pack(out.at(rdispls[i]), recvtypes[i], recvcounts[i]);
+                total += blocks[i].length;
+            }
+            final byte[] all = new byte[Math.toIntExact(total)];
+            for (int i = 0, at = 0; i < n; i++) {
+                System.arraycopy(blocks[i], 0, all, at, blocks[i].length);
+                scounts[i] = blocks[i].length;
+                sdis[i] = at;
+                stypes[i] = Datatype.BYTE;
+                at += blocks[i].length;
+            }
+            in = Memory.of(all);
+        } else {
+            Checks.length("sendcounts", sendcounts, n);
+            Checks.length("sdispls", sdispls, n);
+            in = memory("sendbuf", sendbuf);
+        }
+        copy(in.at(sdis[me]), scounts[me], stypes[me], out.at(rdispls[me]), recvcounts[me], recvtypes[me]);
+        for (int step = 1; step < n; step++) {
+            final int dest = (me + step) % n;
+            final int src = (me - step + n) % n;
+            final Request<Status> r = irecv(c, out.at(rdispls[src]), recvcounts[src], recvtypes[src], src,
+                tag(seq, 0));
+            send(c, in.at(sdis[dest]), scounts[dest], stypes[dest], dest, tag(seq, 0));
+            r.join();
+        }
+    }
+
+    // ------------------------------------------------------------------ reductions
+
+    /** Packs a rank's operand: from sendbuf, or from recvbuf when sendbuf is IN_PLACE. */
+    private static byte[] operand(final Object sendbuf, final Object recvbuf, final long count, final Datatype type) {
+        final Object from = sendbuf == Communicator.IN_PLACE ? recvbuf : sendbuf;
+        return Packer.pack(memory("sendbuf", from), type, count);
+    }
+
+    private static void sendBytes(final Communicator c, final byte[] b, final int dest, final int tag) {
+        send(c, Memory.of(b), b.length, Datatype.BYTE, dest, tag);
+    }
+
+    private static byte[] recvBytes(final Communicator c, final int length, final int source, final int tag) {
+        final byte[] b = new byte[length];
+        recv(c, Memory.of(b), length, Datatype.BYTE, source, tag);
+        return b;
+    }
+
+    /** @return at the root, the packed reduction of every rank's operand; elsewhere null */
+    static byte[] reduceToRoot(final Communicator c, final int seq, final byte[] own, final Reductions.Element e,
+                               final Op op, final int root) {
+        final int n = c.size();
+        final int len = own.length;
+        if (op.commutative()) {
+            final int rel = (c.rank - root + n) % n;
+            byte[] acc = own;
+            for (int mask = 1; mask < n; mask <<= 1) {
+                if ((rel & mask) == 0) {
+                    final int src = rel | mask;
+                    if (src < n) {
+                        final byte[] in = recvBytes(c, len, (src + root) % n, tag(seq, 1));
+                        // fold the higher ranks' block into ours, keeping rank order for reproducibility
+                        Op.combine(op, ByteBuffer.wrap(acc), ByteBuffer.wrap(in), e);
+                        acc = in;
+                    }
+                } else {
+                    sendBytes(c, acc, ((rel & ~mask) + root) % n, tag(seq, 1));
+                    return null;
+                }
+            }
+            return acc;
+        }
+        if (c.rank != root) {
+            sendBytes(c, own, root, tag(seq, 1));
+            return null;
+        }
+        final byte[][] all = new byte[n][];
+        for (int i = 0; i < n; i++) {
+            all[i] = i == root ? own : recvBytes(c, len, i, tag(seq, 1));
+        }
+        byte[] acc = all[n - 1];
+        for (int i = n - 2; i >= 0; i--) {
+            final byte[] in = all[i].clone();
+            Op.combine(op, ByteBuffer.wrap(in), ByteBuffer.wrap(acc), e);
+        }
+        return acc;
+    }
+
+    static void reduce(final Communicator c, final int seq, final Object sendbuf, final Object recvbuf,
+                       final long count, final Datatype type, final Op op, final int root) {
+        Checks.count("count", count);
+        if (sendbuf == Communicator.IN_PLACE && c.rank != root) {
+            throw ParioException.argument("reduce: IN_PLACE is only allowed as the root's send buffer");
+        }
+        final Reductions.Element e = Reductions.element(op, type, count);
+        final byte[] result = reduceToRoot(c, seq, operand(sendbuf, recvbuf, count, type), e, op, root);
+        if (result != null) {
+            Packer.unpack(result, memory("recvbuf", recvbuf), type, count);
+        }
+    }
+
+    static void allreduce(final Communicator c, final int seq, final Object sendbuf, final Object recvbuf,
+                          final long count, final Datatype type, final Op op) {
+        Checks.count("count", count);
+        final Reductions.Element e = Reductions.element(op, type, count);
+        byte[] result = reduceToRoot(c, seq, operand(sendbuf, recvbuf, count, type), e, op, 0);
+        if (result == null) {
+            result = new byte[Math.toIntExact(Packer.packedSize(type, count, DataRepresentation.NATIVE))];
+        }
+        bcast(c, seq, result, result.length, Datatype.BYTE, 0);
+        Packer.unpack(result, memory("recvbuf", recvbuf), type, count);
+    }
+
+    static void reduceScatter(final Communicator c, final int seq, final Object sendbuf, final Object recvbuf,
+                              final long[] recvcounts, final Datatype type, final Op op) {
+        final int n = c.size();
+        Checks.length("recvcounts", recvcounts, n);
+        long total = 0;
+        for (final long k : recvcounts) {
+            total = Math.addExact(total, k);
+        }
+        final Reductions.Element e = Reductions.element(op, type, total);
+        final Object input = sendbuf == Communicator.IN_PLACE ? recvbuf : sendbuf;
+        final byte[] result = reduceToRoot(c, seq, Packer.pack(memory("sendbuf", input), type, total), e, op, 0);
+        final long size = type.size();
+        if (c.rank == 0) {
+            long at = 0;
+            for (int i = 0; i < n; i++) {
+                final int len = Math.toIntExact(recvcounts[i] * size);
+                final byte[] block = Arrays.copyOfRange(result, (int) at, (int) at + len);
+                if (i == 0) {
+                    Packer.unpack(block, memory("recvbuf", recvbuf), type, recvcounts[0]);
+                } else {
+                    sendBytes(c, block, i, tag(seq, 2));
+                }
+                at += len;
+            }
+        } else {
+            final byte[] block = recvBytes(c, Math.toIntExact(recvcounts[c.rank] * size), 0, tag(seq, 2));
+            Packer.unpack(block, memory("recvbuf", recvbuf), type, recvcounts[c.rank]);
+        }
+    }
+
+    /** Chain: rank i waits for the prefix of ranks 0..i-1, folds its operand in and passes the prefix on. */
+    static void scan(final Communicator c, final int seq, final Object sendbuf, final Object recvbuf, final long count,
+                     final Datatype type, final Op op, final boolean exclusive) {
+        Checks.count("count", count);
+        final Reductions.Element e = Reductions.element(op, type, count);
+        final byte[] own = operand(sendbuf, recvbuf, count, type);
+        final int me = c.rank;
+        byte[] prefix = own;
+        if (me > 0) {
+            final byte[] before = recvBytes(c, own.length, me - 1, tag(seq, 3));
+            if (exclusive) {
+                Packer.unpack(before, memory("recvbuf", recvbuf), type, count);
+            }
+            prefix = own.clone();
+            Op.combine(op, ByteBuffer.wrap(before), ByteBuffer.wrap(prefix), e);
+        }
+        if (me + 1 < c.size()) {
+            sendBytes(c, prefix, me + 1, tag(seq, 3));
+        }
+        if (!exclusive) {
+            Packer.unpack(prefix, memory("recvbuf", recvbuf), type, count);
+        }
+    }
+
+    // ------------------------------------------------------------------ split
+
+    static Communicator split(final Communicator c, final int color, final int key) {
+        final int n = c.size();
+        final int[] mine = {color, key};
+        final int[] all = new int[2 * n];
+        c.allgather(mine, 2, Datatype.INT, all, 2, Datatype.INT);
+        final int newContext = c.agreeContext();
+        if (color == Communicator.UNDEFINED) {
+            return null;
+        }
+        final List<int[]> members = new ArrayList<>();
+        for (int r = 0; r < n; r++) {
+            if (all[2 * r] == color) {
+                members.add(new int[] {all[2 * r + 1], r});
+            }
+        }
+        members.sort((a, b) -> a[0] != b[0] ? Integer.compare(a[0], b[0]) : Integer.compare(a[1], b[1]));
+        final int[] group = new int[members.size()];
+        int newRank = -1;
+        for (int i = 0; i < group.length; i++) {
+            group[i] = c.group[members.get(i)[1]];
+            if (members.get(i)[1] == c.rank) {
+                newRank = i;
+            }
+        }
+        return new Communicator(c.fabric, group, newRank, newContext, c.state);
+    }
+}

@@ -1,0 +1,480 @@
+package org.pario.comm;
+
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+
+import org.pario.ErrorCategory;
+import org.pario.ParioException;
+import org.pario.comm.internal.Endpoint;
+import org.pario.comm.internal.Fabric;
+import org.pario.comm.internal.Message;
+import org.pario.comm.internal.MessageAccess;
+import org.pario.datatypes.Datatype;
+import org.pario.datatypes.Memory;
+
+/**
+ * A group of ranks that communicate ({@code MPI_Comm}): point-to-point messages and collective operations, with
+ * MPI's semantics and names.
+ *
+ * <p>Buffers are primitive arrays, {@code byte[]}, {@code ByteBuffer}s (heap or direct) or {@link Memory}
+ * (use {@link Memory#at(long)} for a buffer that starts inside an array, as {@code &a[0][i]} in C), laid out by
+ * the datatype given with them; both sides may use any datatypes whose signatures match. Sends copy the data
+ * out before they return. A receive into a buffer too small for the message fails with
+ * {@link ErrorCategory#TRUNCATE}; data whose basic type differs from the receive type's fails with
+ * {@link ErrorCategory#MISMATCH}.
+ *
+ * <p>Collectives must be called by every rank in the same order. They are built on point-to-point messages in
+ * a context of their own, so they never match user messages; each call is numbered, so nonblocking collectives
+ * in flight do not mix. When a rank of the group fails, every pending and later operation on the communicator
+ * fails with an error naming that rank, and a receive that no remaining rank can satisfy fails instead of
+ * waiting forever.
+ *
+ * <p>A communicator belongs to one rank and is used by one thread at a time; nonblocking operations return a
+ * {@link Request}. No static state: communicators come from {@link LocalCluster} (ranks as threads) and, with
+ * the network transport, from the bootstrap.
+ */
+public final class Communicator implements AutoCloseable {
+    /** Matches a message from any rank. */
+    public static final int ANY_SOURCE = Endpoint.ANY_SOURCE;
+    /** Matches a message with any tag. */
+    public static final int ANY_TAG = Endpoint.ANY_TAG;
+    /** {@code split} color of ranks that want no new communicator. */
+    public static final int UNDEFINED = -32766;
+    /** The largest tag a user message may carry. */
+    public static final int TAG_UB = Integer.MAX_VALUE;
+    /** {@code MPI_IN_PLACE}: as the send buffer of collectives that allow it, "the data is already in place". */
+    public static final Object IN_PLACE = new Object() {
+        @Override
+        public String toString() {
+            return "IN_PLACE";
+        }
+    };
+
+    final Fabric fabric;
+    final Endpoint endpoint;
+    final int[] group;
+    final int rank;
+    final int context;
+    final int collectiveContext;
+    final RankState state;
+    private final AtomicInteger collectiveSequence = new AtomicInteger();
+    private volatile boolean closed;
+
+    /** What one rank shares among its communicators: the next free context id and its worker threads. */
+    static final class RankState {
+        final AtomicLong nextContext = new AtomicLong(2);
+        final ExecutorService executor;
+
+        RankState(final ExecutorService executor) {
+            this.executor = executor;
+        }
+    }
+
+    Communicator(final Fabric fabric, final int[] group, final int rank, final int context, final RankState state) {
+        this.fabric = fabric;
+        this.group = group;
+        this.rank = rank;
+        this.context = context;
+        this.collectiveContext = context + 1;
+        this.state = state;
+        this.endpoint = fabric.endpoint(group[rank]);
+    }
+
+    /** @return this rank's number in the communicator, {@code 0 <= rank() < size()} */
+    public int rank() {
+        return rank;
+    }
+
+    /** @return the number of ranks in the communicator */
+    public int size() {
+        return group.length;
+    }
+
+    // ------------------------------------------------------------------ point-to-point
+
+    /**
+     * {@code MPI_Send}: sends {@code count} elements of {@code type} from {@code buf} to {@code dest}.
+     *
+     * @param buf   the data
+     * @param count number of elements, {@code >= 0}
+     * @param type  layout of the data
+     * @param dest  destination rank
+     * @param tag   message tag, {@code >= 0}
+     */
+    public void send(final Object buf, final long count, final Datatype type, final int dest, final int tag) {
+        checkOpen();
+        checkTag("tag", tag, false);
+        sendOn(context, Memory.ofObject(buf), count, type, checkRank("dest", dest), tag);
+    }
+
+    /**
+     * {@code MPI_Recv}: receives at most {@code count} elements of {@code type} into {@code buf}.
+     *
+     * @param buf    where the data goes
+     * @param count  capacity in elements
+     * @param type   layout of the buffer
+     * @param source the sender's rank, or {@link #ANY_SOURCE}
+     * @param tag    the tag, or {@link #ANY_TAG}
+     * @return who sent what
+     */
+    public Status recv(final Object buf, final long count, final Datatype type, final int source, final int tag) {
+        checkOpen();
+        checkTag("tag", tag, true);
+        return irecvOn(context, Memory.ofObject(buf), count, type, checkSource(source), tag).join();
+    }
+
+    /**
+     * {@code MPI_Isend}. The data is copied out before this returns, so the request is already complete.
+     *
+     * @return the request
+     */
+    public Request<Void> isend(final Object buf, final long count, final Datatype type, final int dest, final int tag) {
+        send(buf, count, type, dest, tag);
+        return new Request<>(CompletableFuture.completedFuture(null), state.executor);
+    }
+
+    /**
+     * {@code MPI_Irecv}.
+     *
+     * @return a request whose result is the receive's {@link Status}
+     */
+    public Request<Status> irecv(final Object buf, final long count, final Datatype type, final int source,
+                                 final int tag) {
+        checkOpen();
+        checkTag("tag", tag, true);
+        return irecvOn(context, Memory.ofObject(buf), count, type, checkSource(source), tag);
+    }
+
+    /**
+     * {@code MPI_Sendrecv}: a send and a receive that cannot deadlock with each other.
+     *
+     * @return the receive's status
+     */
+    public Status sendrecv(final Object sendbuf, final long sendcount, final Datatype sendtype, final int dest,
+                           final int sendtag, final Object recvbuf, final long recvcount, final Datatype recvtype,
+                           final int source, final int recvtag) {
+        final Request<Status> r = irecv(recvbuf, recvcount, recvtype, source, recvtag);
+        send(sendbuf, sendcount, sendtype, dest, sendtag);
+        return r.join();
+    }
+
+    /**
+     * {@code MPI_Probe}: waits for a matching message without receiving it.
+     *
+     * @return its status
+     */
+    public Status probe(final int source, final int tag) {
+        checkOpen();
+        checkTag("tag", tag, true);
+        final Message m = await(endpoint.post(context, checkSource(source), tag, group, true));
+        return status(m);
+    }
+
+    /**
+     * {@code MPI_Iprobe}.
+     *
+     * @return the status of a matching message that has arrived, or empty
+     */
+    public Optional<Status> iprobe(final int source, final int tag) {
+        checkOpen();
+        checkTag("tag", tag, true);
+        final Message m = endpoint.peek(context, checkSource(source), tag);
+        return Optional.ofNullable(m).map(Communicator::status);
+    }
+
+    // ------------------------------------------------------------------ communicators
+
+    /**
+     * {@code MPI_Comm_dup}, collective: a communicator with the same group and a new, separate context.
+     *
+     * @return the new communicator
+     */
+    public Communicator dup() {
+        final int newContext = agreeContext();
+        return new Communicator(fabric, group, rank, newContext, state);
+    }
+
+    /**
+     * {@code MPI_Comm_split}, collective: ranks with the same color form a new communicator, ordered by key and
+     * then by their rank here.
+     *
+     * @param color group to join, {@code >= 0}, or {@link #UNDEFINED} for none
+     * @param key   ordering within the new group
+     * @return the new communicator, or null for {@link #UNDEFINED}
+     */
+    public Communicator split(final int color, final int key) {
+        if (color < 0 && color != UNDEFINED) {
+            throw ParioException.argument("split: color must be >= 0 or UNDEFINED, got " + color);
+        }
+        return Collectives.split(this, color, key);
+    }
+
+    /** Frees the communicator. Pending operations are not cancelled. Idempotent. */
+    @Override
+    public void close() {
+        closed = true;
+    }
+
+    int agreeContext() {
+        final long[] mine = {state.nextContext.get()};
+        final long[] max = new long[1];
+        allreduce(mine, max, 1, Datatype.LONG, Op.MAX);
+        state.nextContext.set(max[0] + 2);
+        return Math.toIntExact(max[0]);
+    }
+
+    // ------------------------------------------------------------------ collectives (see Collectives)
+
+    /** {@code MPI_Barrier}: returns when every rank has entered it. */
+    public void barrier() {
+        Collectives.barrier(this, nextSequence());
+    }
+
+    /** {@code MPI_Bcast}: root's {@code count x type} is copied to every rank's buffer. */
+    public void bcast(final Object buf, final long count, final Datatype type, final int root) {
+        Collectives.bcast(this, nextSequence(), buf, count, type, checkRank("root", root));
+    }
+
+    /** {@code MPI_Gather}: every rank's data, concatenated in rank order at root. */
+    public void gather(final Object sendbuf, final long sendcount, final Datatype sendtype, final Object recvbuf,
+                       final long recvcount, final Datatype recvtype, final int root) {
+        Collectives.gather(this, nextSequence(), sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+            checkRank("root", root));
+    }
+
+    /** {@code MPI_Gatherv}: rank i's data lands at {@code displs[i]} extents of recvtype, {@code recvcounts[i]} long. */
+    public void gatherv(final Object sendbuf, final long sendcount, final Datatype sendtype, final Object recvbuf,
+                        final long[] recvcounts, final long[] displs, final Datatype recvtype, final int root) {
+        Collectives.gatherv(this, nextSequence(), sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+            checkRank("root", root));
+    }
+
+    /** {@code MPI_Scatter}: root's buffer is cut in rank-order blocks, one per rank. */
+    public void scatter(final Object sendbuf, final long sendcount, final Datatype sendtype, final Object recvbuf,
+                        final long recvcount, final Datatype recvtype, final int root) {
+        Collectives.scatter(this, nextSequence(), sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+            checkRank("root", root));
+    }
+
+    /** {@code MPI_Scatterv}. */
+    public void scatterv(final Object sendbuf, final long[] sendcounts, final long[] displs, final Datatype sendtype,
+                         final Object recvbuf, final long recvcount, final Datatype recvtype, final int root) {
+        Collectives.scatterv(this, nextSequence(), sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
+            checkRank("root", root));
+    }
+
+    /** {@code MPI_Allgather}: every rank gets every rank's data, in rank order. */
+    public void allgather(final Object sendbuf, final long sendcount, final Datatype sendtype, final Object recvbuf,
+                          final long recvcount, final Datatype recvtype) {
+        Collectives.allgatherv(this, nextSequence(), sendbuf, sendcount, sendtype, recvbuf,
+            Collectives.repeat(recvcount, size()), Collectives.blockDispls(recvcount, size()), recvtype);
+    }
+
+    /** {@code MPI_Allgatherv}. */
+    public void allgatherv(final Object sendbuf, final long sendcount, final Datatype sendtype, final Object recvbuf,
+                           final long[] recvcounts, final long[] displs, final Datatype recvtype) {
+        Collectives.allgatherv(this, nextSequence(), sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+            recvtype);
+    }
+
+    /** {@code MPI_Alltoall}: block j of rank i's send buffer becomes block i of rank j's receive buffer. */
+    public void alltoall(final Object sendbuf, final long sendcount, final Datatype sendtype, final Object recvbuf,
+                         final long recvcount, final Datatype recvtype) {
+        final int n = size();
+        Collectives.alltoallv(this, nextSequence(), sendbuf, Collectives.repeat(sendcount, n),
+            Collectives.blockDispls(sendcount, n), sendtype, recvbuf, Collectives.repeat(recvcount, n),
+            Collectives.blockDispls(recvcount, n), recvtype);
+    }
+
+    /** {@code MPI_Alltoallv}: counts and displacements (in extents) per peer. */
+    public void alltoallv(final Object sendbuf, final long[] sendcounts, final long[] sdispls, final Datatype sendtype,
+                          final Object recvbuf, final long[] recvcounts, final long[] rdispls, final Datatype recvtype) {
+        Collectives.alltoallv(this, nextSequence(), sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+            rdispls, recvtype);
+    }
+
+    /** {@code MPI_Alltoallw}: counts, byte displacements and datatypes per peer. */
+    public void alltoallw(final Object sendbuf, final long[] sendcounts, final long[] sdispls, final Datatype[] sendtypes,
+                          final Object recvbuf, final long[] recvcounts, final long[] rdispls,
+                          final Datatype[] recvtypes) {
+        Collectives.alltoallw(this, nextSequence(), sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
+            rdispls, recvtypes);
+    }
+
+    /** {@code MPI_Reduce}: root gets {@code x_0 op x_1 op ... op x_{n-1}}, element by element. */
+    public void reduce(final Object sendbuf, final Object recvbuf, final long count, final Datatype type, final Op op,
+                       final int root) {
+        Collectives.reduce(this, nextSequence(), sendbuf, recvbuf, count, type, op, checkRank("root", root));
+    }
+
+    /** {@code MPI_Allreduce}: every rank gets the same, bitwise identical, reduction. */
+    public void allreduce(final Object sendbuf, final Object recvbuf, final long count, final Datatype type,
+                          final Op op) {
+        Collectives.allreduce(this, nextSequence(), sendbuf, recvbuf, count, type, op);
+    }
+
+    /** {@code MPI_Reduce_scatter}: the reduction is cut in blocks of {@code recvcounts[i]} elements, one per rank. */
+    public void reduceScatter(final Object sendbuf, final Object recvbuf, final long[] recvcounts, final Datatype type,
+                              final Op op) {
+        Collectives.reduceScatter(this, nextSequence(), sendbuf, recvbuf, recvcounts, type, op);
+    }
+
+    /** {@code MPI_Reduce_scatter_block}. */
+    public void reduceScatterBlock(final Object sendbuf, final Object recvbuf, final long recvcount,
+                                   final Datatype type, final Op op) {
+        Collectives.reduceScatter(this, nextSequence(), sendbuf, recvbuf, Collectives.repeat(recvcount, size()), type,
+            op);
+    }
+
+    /** {@code MPI_Scan}: rank i gets {@code x_0 op ... op x_i}. */
+    public void scan(final Object sendbuf, final Object recvbuf, final long count, final Datatype type, final Op op) {
+        Collectives.scan(this, nextSequence(), sendbuf, recvbuf, count, type, op, false);
+    }
+
+    /** {@code MPI_Exscan}: rank i gets {@code x_0 op ... op x_{i-1}}; rank 0's buffer is left as it was. */
+    public void exscan(final Object sendbuf, final Object recvbuf, final long count, final Datatype type, final Op op) {
+        Collectives.scan(this, nextSequence(), sendbuf, recvbuf, count, type, op, true);
+    }
+
+    // ------------------------------------------------------------------ nonblocking collectives
+
+    /** {@code MPI_Ibarrier}. */
+    public Request<Void> ibarrier() {
+        final int seq = nextSequence();
+        return start(() -> Collectives.barrier(this, seq));
+    }
+
+    /** {@code MPI_Ibcast}. */
+    public Request<Void> ibcast(final Object buf, final long count, final Datatype type, final int root) {
+        final int seq = nextSequence();
+        final int r = checkRank("root", root);
+        return start(() -> Collectives.bcast(this, seq, buf, count, type, r));
+    }
+
+    /** {@code MPI_Igather}. */
+    public Request<Void> igather(final Object sendbuf, final long sendcount, final Datatype sendtype,
+                                 final Object recvbuf, final long recvcount, final Datatype recvtype, final int root) {
+        final int seq = nextSequence();
+        final int r = checkRank("root", root);
+        return start(() -> Collectives.gather(this, seq, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, r));
+    }
+
+    /** {@code MPI_Iallgather}. */
+    public Request<Void> iallgather(final Object sendbuf, final long sendcount, final Datatype sendtype,
+                                    final Object recvbuf, final long recvcount, final Datatype recvtype) {
+        final int seq = nextSequence();
+        final int n = size();
+        return start(() -> Collectives.allgatherv(this, seq, sendbuf, sendcount, sendtype, recvbuf,
+            Collectives.repeat(recvcount, n), Collectives.blockDispls(recvcount, n), recvtype));
+    }
+
+    /** {@code MPI_Ialltoall}. */
+    public Request<Void> ialltoall(final Object sendbuf, final long sendcount, final Datatype sendtype,
+                                   final Object recvbuf, final long recvcount, final Datatype recvtype) {
+        final int seq = nextSequence();
+        final int n = size();
+        return start(() -> Collectives.alltoallv(this, seq, sendbuf, Collectives.repeat(sendcount, n),
+            Collectives.blockDispls(sendcount, n), sendtype, recvbuf, Collectives.repeat(recvcount, n),
+            Collectives.blockDispls(recvcount, n), recvtype));
+    }
+
+    /** {@code MPI_Ireduce}. */
+    public Request<Void> ireduce(final Object sendbuf, final Object recvbuf, final long count, final Datatype type,
+                                 final Op op, final int root) {
+        final int seq = nextSequence();
+        final int r = checkRank("root", root);
+        return start(() -> Collectives.reduce(this, seq, sendbuf, recvbuf, count, type, op, r));
+    }
+
+    /** {@code MPI_Iallreduce}. */
+    public Request<Void> iallreduce(final Object sendbuf, final Object recvbuf, final long count, final Datatype type,
+                                    final Op op) {
+        final int seq = nextSequence();
+        return start(() -> Collectives.allreduce(this, seq, sendbuf, recvbuf, count, type, op));
+    }
+
+    /** {@code MPI_Iscan}. */
+    public Request<Void> iscan(final Object sendbuf, final Object recvbuf, final long count, final Datatype type,
+                               final Op op) {
+        final int seq = nextSequence();
+        return start(() -> Collectives.scan(this, seq, sendbuf, recvbuf, count, type, op, false));
+    }
+
+    private Request<Void> start(final Runnable collective) {
+        checkOpen();
+        final CompletableFuture<Void> f = CompletableFuture.runAsync(collective, state.executor);
+        return new Request<>(f, state.executor);
+    }
+
+    // ------------------------------------------------------------------ internals used by Collectives
+
+    int nextSequence() {
+        checkOpen();
+        return collectiveSequence.getAndIncrement();
+    }
+
+    void sendOn(final int ctx, final Memory memory, final long count, final Datatype type, final int dest,
+                final int tag) {
+        Checks.count("count", count);
+        Checks.type(type);
+        final ParioException failed = fabric.failureIn(group);
+        if (failed != null) {
+            throw failed;
+        }
+        fabric.send(group[dest], MessageAccess.pack(ctx, rank, tag, memory, type, count), group);
+    }
+
+    Request<Status> irecvOn(final int ctx, final Memory memory, final long count, final Datatype type,
+                            final int source, final int tag) {
+        Checks.count("count", count);
+        Checks.type(type);
+        final CompletableFuture<Status> f = endpoint.post(ctx, source, tag, group, false)
+            .thenApply(m -> Delivery.complete(m, memory, count, type));
+        return new Request<>(f, state.executor);
+    }
+
+    static <T> T await(final CompletableFuture<T> f) {
+        try {
+            return f.join();
+        } catch (CompletionException e) {
+            throw Request.unwrap(e.getCause());
+        }
+    }
+
+    static Status status(final Message m) {
+        return Delivery.status(m);
+    }
+
+    int checkRank(final String name, final int r) {
+        if (r < 0 || r >= group.length) {
+            throw ParioException.argument(name + " must be a rank in [0, " + group.length + "), got " + r);
+        }
+        return r;
+    }
+
+    private int checkSource(final int source) {
+        return source == ANY_SOURCE ? source : checkRank("source", source);
+    }
+
+    private static void checkTag(final String name, final int tag, final boolean anyAllowed) {
+        if (tag < 0 && !(anyAllowed && tag == ANY_TAG)) {
+            throw ParioException.argument(name + " must be >= 0" + (anyAllowed ? " or ANY_TAG" : "") + ", got " + tag);
+        }
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw ParioException.argument("the communicator is closed");
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Communicator[rank " + rank + " of " + group.length + ", context " + context + "]";
+    }
+}

@@ -1,0 +1,146 @@
+package org.pario.comm;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.pario.ErrorCategory;
+import org.pario.ParioException;
+import org.pario.comm.internal.Fabric;
+
+/**
+ * Runs N ranks as threads of this JVM, each with its own world communicator, over an in-JVM transport: the
+ * embedded default, and the way tests run many ranks. A rank that throws fails every operation the others have
+ * pending with it, and {@link #run} reports the first failure.
+ *
+ * <pre>{@code
+ * LocalCluster.run(4, world -> {
+ *     double[] sum = new double[1];
+ *     world.allreduce(new double[] {world.rank()}, sum, 1, Datatype.DOUBLE, Op.SUM);
+ * });
+ * }</pre>
+ */
+public final class LocalCluster {
+    private LocalCluster() {
+    }
+
+    /** What each rank runs. */
+    @FunctionalInterface
+    public interface RankBody {
+        /**
+         * @param world this rank's world communicator
+         * @throws Exception any failure, which fails the run
+         */
+        void run(Communicator world) throws Exception;
+    }
+
+    /** What each rank computes. */
+    @FunctionalInterface
+    public interface RankFunction<T> {
+        /**
+         * @param world this rank's world communicator
+         * @return this rank's result
+         * @throws Exception any failure, which fails the run
+         */
+        T call(Communicator world) throws Exception;
+    }
+
+    /**
+     * Runs {@code ranks} ranks and waits for all of them.
+     *
+     * @param ranks number of ranks, {@code >= 1}
+     * @param body  what each rank runs
+     * @throws ParioException the first rank failure (later ones attached as suppressed)
+     */
+    public static void run(final int ranks, final RankBody body) {
+        call(ranks, world -> {
+            body.run(world);
+            return null;
+        });
+    }
+
+    /**
+     * Runs {@code ranks} ranks and collects their results in rank order.
+     *
+     * @param ranks number of ranks, {@code >= 1}
+     * @param body  what each rank computes
+     * @param <T>   result type
+     * @return each rank's result
+     * @throws ParioException the first rank failure (later ones attached as suppressed)
+     */
+    public static <T> List<T> call(final int ranks, final RankFunction<T> body) {
+        if (ranks < 1) {
+            throw ParioException.argument("ranks must be >= 1, got " + ranks);
+        }
+        final Fabric fabric = new Fabric(ranks);
+        final int[] world = new int[ranks];
+        for (int r = 0; r < ranks; r++) {
+            world[r] = r;
+        }
+        final ExecutorService workers = Executors.newCachedThreadPool(daemons("pario-worker"));
+        final List<T> results = new ArrayList<>(ranks);
+        final Throwable[] failures = new Throwable[ranks];
+        final Thread[] threads = new Thread[ranks];
+        for (int r = 0; r < ranks; r++) {
+            results.add(null);
+            final int rank = r;
+            threads[r] = new Thread(() -> {
+                final Communicator comm = new Communicator(fabric, world, rank, 0,
+                    new Communicator.RankState(workers));
+                Throwable failure = null;
+                try {
+                    results.set(rank, body.call(comm));
+                } catch (Throwable t) {
+                    failure = t;
+                    failures[rank] = t;
+                } finally {
+                    comm.close();
+                    fabric.depart(rank, failure);
+                }
+            }, "pario-rank-" + r);
+            threads[r].setDaemon(true);
+        }
+        for (final Thread t : threads) {
+            t.start();
+        }
+        try {
+            for (final Thread t : threads) {
+                t.join();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ParioException(ErrorCategory.TIMEOUT, "interrupted while waiting for the ranks", e);
+        } finally {
+            workers.shutdownNow();
+        }
+        ParioException first = null;
+        for (int r = 0; r < ranks; r++) {
+            if (failures[r] != null) {
+                final ParioException e = failures[r] instanceof ParioException p
+                    ? new ParioException(p.category(), "rank " + r + ": " + p.getMessage(), p)
+                    : new ParioException(ErrorCategory.IO, "rank " + r + ": " + failures[r], failures[r]);
+                if (first == null) {
+                    first = e;
+                } else {
+                    first.addSuppressed(e);
+                }
+            }
+        }
+        if (first != null) {
+            throw first;
+        }
+        return results;
+    }
+
+    private static ThreadFactory daemons(final String name) {
+        final AtomicInteger n = new AtomicInteger();
+        return r -> {
+            final Thread t = new Thread(r, name + "-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
+    }
+}

@@ -1,0 +1,231 @@
+package org.pario.comm;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.Arrays;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.api.Timeout;
+import org.pario.datatypes.Datatype;
+
+/** Every collective on 1 to 7 ranks and several sizes (0 included), against a naive reference computation. */
+@Timeout(60)
+class CollectivesTest {
+    static java.util.stream.Stream<Arguments> shapes() {
+        return java.util.stream.IntStream.rangeClosed(1, 7).boxed()
+            .flatMap(n -> java.util.stream.Stream.of(0, 1, 5, 1000).map(count -> Arguments.of(n, count)));
+    }
+
+    /** Element k of rank r's data. */
+    static double value(final int rank, final int k) {
+        return rank * 1000.0 + k + 0.25;
+    }
+
+    static double[] data(final int rank, final int count) {
+        final double[] a = new double[count];
+        for (int k = 0; k < count; k++) {
+            a[k] = value(rank, k);
+        }
+        return a;
+    }
+
+    @ParameterizedTest(name = "{0} ranks, {1} elements")
+    @MethodSource("shapes")
+    void bcastGatherScatterAllgatherAlltoall(final int n, final int count) {
+        LocalCluster.run(n, world -> {
+            final int me = world.rank();
+            for (int root = 0; root < n; root++) {
+                final double[] b = me == root ? data(root, count) : new double[count];
+                world.bcast(b, count, Datatype.DOUBLE, root);
+                assertArrayEquals(data(root, count), b);
+
+                final double[] gathered = new double[n * count];
+                world.gather(data(me, count), count, Datatype.DOUBLE, gathered, count, Datatype.DOUBLE, root);
+                if (me == root) {
+                    for (int r = 0; r < n; r++) {
+                        assertArrayEquals(data(r, count), Arrays.copyOfRange(gathered, r * count, (r + 1) * count));
+                    }
+                }
+                final double[] all = new double[n * count];
+                for (int r = 0; r < n; r++) {
+                    System.arraycopy(data(r, count), 0, all, r * count, count);
+                }
+                final double[] part = new double[count];
+                world.scatter(me == root ? all : null, count, Datatype.DOUBLE, part, count, Datatype.DOUBLE, root);
+                assertArrayEquals(data(me, count), part);
+            }
+            final double[] everyone = new double[n * count];
+            world.allgather(data(me, count), count, Datatype.DOUBLE, everyone, count, Datatype.DOUBLE);
+            for (int r = 0; r < n; r++) {
+                assertArrayEquals(data(r, count), Arrays.copyOfRange(everyone, r * count, (r + 1) * count));
+            }
+            // alltoall: block j of rank i holds value(i, j * count + k)
+            final double[] send = data(me, n * count);
+            final double[] recv = new double[n * count];
+            world.alltoall(send, count, Datatype.DOUBLE, recv, count, Datatype.DOUBLE);
+            for (int r = 0; r < n; r++) {
+                for (int k = 0; k < count; k++) {
+                    assertEquals(value(r, me * count + k), recv[r * count + k]);
+                }
+            }
+            world.barrier();
+        });
+    }
+
+    @ParameterizedTest(name = "{0} ranks, {1} elements")
+    @MethodSource("shapes")
+    void reductionsScansAndReduceScatter(final int n, final int count) {
+        LocalCluster.run(n, world -> {
+            final int me = world.rank();
+            final long[] mine = new long[count];
+            for (int k = 0; k < count; k++) {
+                mine[k] = (me + 1L) * (k + 1);
+            }
+            for (int root = 0; root < n; root++) {
+                final long[] sum = new long[count];
+                world.reduce(mine, sum, count, Datatype.LONG, Op.SUM, root);
+                if (me == root) {
+                    for (int k = 0; k < count; k++) {
+                        assertEquals((long) n * (n + 1) / 2 * (k + 1), sum[k]);
+                    }
+                }
+            }
+            final long[] max = new long[count];
+            world.allreduce(mine, max, count, Datatype.LONG, Op.MAX);
+            for (int k = 0; k < count; k++) {
+                assertEquals((long) n * (k + 1), max[k]);
+            }
+            final long[] inPlace = mine.clone();
+            world.allreduce(Communicator.IN_PLACE, inPlace, count, Datatype.LONG, Op.MIN);
+            for (int k = 0; k < count; k++) {
+                assertEquals(k + 1, inPlace[k]);
+            }
+            final long[] prefix = new long[count];
+            world.scan(mine, prefix, count, Datatype.LONG, Op.SUM);
+            final long[] exclusive = new long[count];
+            Arrays.fill(exclusive, -7);
+            world.exscan(mine, exclusive, count, Datatype.LONG, Op.SUM);
+            for (int k = 0; k < count; k++) {
+                assertEquals((long) (me + 1) * (me + 2) / 2 * (k + 1), prefix[k]);
+                assertEquals(me == 0 ? -7 : (long) me * (me + 1) / 2 * (k + 1), exclusive[k]);
+            }
+            // reduce_scatter_block: rank r gets elements [r * count, (r + 1) * count) of the sum
+            final long[] wide = new long[n * count];
+            for (int k = 0; k < wide.length; k++) {
+                wide[k] = me + k;
+            }
+            final long[] block = new long[count];
+            world.reduceScatterBlock(wide, block, count, Datatype.LONG, Op.SUM);
+            for (int k = 0; k < count; k++) {
+                assertEquals((long) n * (n - 1) / 2 + (long) n * (me * count + k), block[k]);
+            }
+        });
+    }
+
+    @ParameterizedTest(name = "{0} ranks")
+    @MethodSource("rankCounts")
+    void allreduceOfDoublesIsBitwiseIdenticalEverywhere(final int n) {
+        final java.util.List<double[]> results = LocalCluster.call(n, world -> {
+            final double[] x = new double[257];
+            for (int k = 0; k < x.length; k++) {
+                x[k] = Math.sin(world.rank() * 7919.0 + k) * 1e10 + 1e-7 * k;
+            }
+            final double[] sum = new double[x.length];
+            world.allreduce(x, sum, x.length, Datatype.DOUBLE, Op.SUM);
+            return sum;
+        });
+        for (int r = 1; r < n; r++) {
+            assertArrayEquals(results.get(0), results.get(r));
+        }
+    }
+
+    static java.util.stream.IntStream rankCounts() {
+        return java.util.stream.IntStream.rangeClosed(1, 7);
+    }
+
+    @ParameterizedTest(name = "{0} ranks")
+    @MethodSource("rankCounts")
+    void vectorVariantsWithVaryingCounts(final int n) {
+        LocalCluster.run(n, world -> {
+            final int me = world.rank();
+            final long[] counts = new long[n];
+            final long[] displs = new long[n];
+            long total = 0;
+            for (int r = 0; r < n; r++) {
+                counts[r] = r % 3;
+                displs[r] = total + r;
+                total += counts[r] + r;
+            }
+            final int[] send = new int[(int) counts[me]];
+            Arrays.fill(send, me + 1);
+            final int[] recv = new int[(int) total];
+            Arrays.fill(recv, -1);
+            world.allgatherv(send, counts[me], Datatype.INT, recv, counts, displs, Datatype.INT);
+            for (int r = 0; r < n; r++) {
+                for (int k = 0; k < counts[r]; k++) {
+                    assertEquals(r + 1, recv[(int) displs[r] + k]);
+                }
+                if (displs[r] > 0) {
+                    assertEquals(-1, recv[(int) displs[r] - 1], "gaps stay untouched");
+                }
+            }
+            final int[] gathered = new int[(int) total];
+            world.gatherv(send, counts[me], Datatype.INT, gathered, counts, displs, Datatype.INT, n - 1);
+            if (me == n - 1) {
+                for (int r = 0; r < n; r++) {
+                    for (int k = 0; k < counts[r]; k++) {
+                        assertEquals(r + 1, gathered[(int) displs[r] + k]);
+                    }
+                }
+            }
+            final int[] part = new int[(int) counts[me]];
+            world.scatterv(recv, counts, displs, Datatype.INT, part, counts[me], Datatype.INT, 0);
+            for (final int v : part) {
+                assertEquals(me + 1, v);
+            }
+            // alltoallv: rank i sends i*100 + j, (j % 2 + 1) times, to rank j
+            final long[] sc = new long[n];
+            final long[] sd = new long[n];
+            final long[] rc = new long[n];
+            final long[] rd = new long[n];
+            long sAt = 0;
+            long rAt = 0;
+            for (int j = 0; j < n; j++) {
+                sc[j] = j % 2 + 1;
+                sd[j] = sAt;
+                sAt += sc[j];
+                rc[j] = me % 2 + 1;
+                rd[j] = rAt;
+                rAt += rc[j];
+            }
+            final int[] sbuf = new int[(int) sAt];
+            for (int j = 0; j < n; j++) {
+                for (int k = 0; k < sc[j]; k++) {
+                    sbuf[(int) sd[j] + k] = me * 100 + j;
+                }
+            }
+            final int[] rbuf = new int[(int) rAt];
+            world.alltoallv(sbuf, sc, sd, Datatype.INT, rbuf, rc, rd, Datatype.INT);
+            for (int i = 0; i < n; i++) {
+                for (int k = 0; k < rc[i]; k++) {
+                    assertEquals(i * 100 + me, rbuf[(int) rd[i] + k]);
+                }
+            }
+            final long[] rcounts = new long[n];
+            for (int r = 0; r < n; r++) {
+                rcounts[r] = r + 1;
+            }
+            final long totalScatter = (long) n * (n + 1) / 2;
+            final double[] wide = new double[(int) totalScatter];
+            Arrays.fill(wide, me);
+            final double[] mineOut = new double[me + 1];
+            world.reduceScatter(wide, mineOut, rcounts, Datatype.DOUBLE, Op.SUM);
+            for (final double d : mineOut) {
+                assertEquals((double) n * (n - 1) / 2, d);
+            }
+        });
+    }
+}

@@ -1,0 +1,109 @@
+package org.pario.comm;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.pario.ErrorCategory;
+import org.pario.ParioException;
+import org.pario.datatypes.Datatype;
+
+@Timeout(30)
+class CommunicatorsAndFailuresTest {
+    @Test
+    void splitGroupsByColorOrdersByKeyAndIsolatesTraffic() {
+        LocalCluster.run(7, world -> {
+            final int me = world.rank();
+            final Communicator half = world.split(me % 2, -me);
+            assertEquals(me % 2 == 0 ? 4 : 3, half.size());
+            // keys are -rank: the highest world rank comes first
+            final int[] members = new int[half.size()];
+            half.allgather(new int[] {me}, 1, Datatype.INT, members, 1, Datatype.INT);
+            for (int i = 1; i < members.length; i++) {
+                assertTrue(members[i - 1] > members[i]);
+            }
+            final Communicator none = world.split(me == 3 ? Communicator.UNDEFINED : 0, 0);
+            if (me == 3) {
+                assertNull(none);
+            } else {
+                assertEquals(6, none.size());
+            }
+            final Communicator copy = world.dup();
+            // a message on the copy is not received on the original, whatever the tag
+            if (me == 0) {
+                copy.send(new int[] {1}, 1, Datatype.INT, 1, 0);
+                world.send(new int[] {2}, 1, Datatype.INT, 1, 0);
+            } else if (me == 1) {
+                final int[] got = new int[1];
+                world.recv(got, 1, Datatype.INT, 0, Communicator.ANY_TAG);
+                assertEquals(2, got[0]);
+                copy.recv(got, 1, Datatype.INT, 0, 0);
+                assertEquals(1, got[0]);
+            }
+            final long[] sum = new long[1];
+            half.allreduce(new long[] {me}, sum, 1, Datatype.LONG, Op.SUM);
+            assertEquals(me % 2 == 0 ? 12 : 9, sum[0]);
+        });
+    }
+
+    @Test
+    void nonblockingCollectivesInFlightTogetherDoNotMix() {
+        LocalCluster.run(4, world -> {
+            final int me = world.rank();
+            final long[] a = new long[1];
+            final long[] b = new long[1];
+            final int[] c = new int[4];
+            final Request<Void> r1 = world.iallreduce(new long[] {me}, a, 1, Datatype.LONG, Op.SUM);
+            final Request<Void> r2 = world.iallreduce(new long[] {10L * me}, b, 1, Datatype.LONG, Op.MAX);
+            final Request<Void> r3 = world.iallgather(new int[] {me + 1}, 1, Datatype.INT, c, 1, Datatype.INT);
+            world.barrier();
+            Request.joinAll(r1, r2, r3);
+            assertEquals(6, a[0]);
+            assertEquals(30, b[0]);
+            assertEquals(List.of(1, 2, 3, 4), java.util.Arrays.stream(c).boxed().toList());
+            assertEquals(6, (long) world.ibarrier().toCompletableFuture().thenApply(v -> 6).get(10, TimeUnit.SECONDS));
+        });
+    }
+
+    @Test
+    void aRankThatThrowsFailsTheOthersCollectivePromptlyNamingIt() {
+        final long start = System.nanoTime();
+        final ParioException e = assertThrows(ParioException.class, () -> LocalCluster.run(5, world -> {
+            if (world.rank() == 3) {
+                throw new IllegalStateException("disk on fire");
+            }
+            final long[] out = new long[1];
+            world.allreduce(new long[] {1}, out, 1, Datatype.LONG, Op.SUM);
+        }));
+        assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(10));
+        assertTrue(e.getMessage().contains("rank 3") && e.getMessage().contains("disk on fire"), e.getMessage());
+        // every other rank failed too, each naming rank 3
+        int named = 0;
+        for (final Throwable s : e.getSuppressed()) {
+            if (s.getMessage().startsWith("rank 3:")) {
+                continue;
+            }
+            assertTrue(s.getMessage().contains("rank 3 failed: disk on fire"), s.getMessage());
+            assertEquals(ErrorCategory.TRANSPORT, ((ParioException) s).category());
+            named++;
+        }
+        assertEquals(3, named, "ranks 1, 2 and 4 (rank 0 is the exception itself)");
+    }
+
+    @Test
+    void aReceiveNoRemainingRankCanSatisfyFailsInsteadOfHanging() {
+        final ParioException e = assertThrows(ParioException.class, () -> LocalCluster.run(2, world -> {
+            if (world.rank() == 1) {
+                world.recv(new int[1], 1, Datatype.INT, 0, 77);
+            }
+        }));
+        assertTrue(e.getMessage().contains("rank 0 finished without sending a matching message (tag 77)"),
+            e.getMessage());
+    }
+}
