@@ -63,6 +63,7 @@ public final class Communicator implements AutoCloseable {
     final int collectiveContext;
     final RankState state;
     private final AtomicInteger collectiveSequence = new AtomicInteger();
+    private final Runnable onClose;
     private volatile boolean closed;
 
     /** What one rank shares among its communicators: the next free context id and its worker threads. */
@@ -76,6 +77,12 @@ public final class Communicator implements AutoCloseable {
     }
 
     Communicator(final Fabric fabric, final int[] group, final int rank, final int context, final RankState state) {
+        this(fabric, group, rank, context, state, null);
+    }
+
+    Communicator(final Fabric fabric, final int[] group, final int rank, final int context, final RankState state,
+                 final Runnable onClose) {
+        this.onClose = onClose;
         this.fabric = fabric;
         this.group = group;
         this.rank = rank;
@@ -214,10 +221,20 @@ public final class Communicator implements AutoCloseable {
         return Collectives.split(this, color, key);
     }
 
-    /** Frees the communicator. Pending operations are not cancelled. Idempotent. */
+    /**
+     * Frees the communicator ({@code MPI_Comm_free}); for the world communicator of {@link Pario#init()}, also
+     * leaves the job ({@code MPI_Finalize}): peers learn this rank finished normally. Pending operations are not
+     * cancelled. Idempotent.
+     */
     @Override
     public void close() {
+        if (closed) {
+            return;
+        }
         closed = true;
+        if (onClose != null) {
+            onClose.run();
+        }
     }
 
     int agreeContext() {

@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.pario.ErrorCategory;
 import org.pario.ParioException;
 import org.pario.comm.internal.Fabric;
+import org.pario.comm.internal.LocalFabric;
 
 /**
  * Runs N ranks as threads of this JVM, each with its own world communicator, over an in-JVM transport: the
@@ -75,7 +76,7 @@ public final class LocalCluster {
         if (ranks < 1) {
             throw ParioException.argument("ranks must be >= 1, got " + ranks);
         }
-        final Fabric fabric = new Fabric(ranks);
+        final Fabric fabric = new LocalFabric(ranks);
         final int[] world = new int[ranks];
         for (int r = 0; r < ranks; r++) {
             world[r] = r;

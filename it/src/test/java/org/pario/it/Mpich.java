@@ -20,4 +20,14 @@ final class Mpich {
             + "or run: apt-get install -y mpich libmpich-dev");
         return null;
     }
+
+    static String mpiexec() {
+        for (final String candidate : new String[] {"/usr/bin/mpiexec.mpich", "/usr/bin/mpiexec.hydra"}) {
+            if (Files.isExecutable(Path.of(candidate))) {
+                return candidate;
+            }
+        }
+        fail("MPICH's mpiexec is not installed; the README's test command (bin/test) installs it");
+        return null;
+    }
 }

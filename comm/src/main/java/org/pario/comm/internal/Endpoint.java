@@ -55,7 +55,7 @@ public final class Endpoint {
         }
     }
 
-    Endpoint(final int worldRank, final Fabric fabric) {
+    public Endpoint(final int worldRank, final Fabric fabric) {
         this.worldRank = worldRank;
         this.fabric = fabric;
     }
@@ -66,7 +66,7 @@ public final class Endpoint {
     }
 
     /** Hands an arriving message to the first matching posted receive, or queues it. */
-    void deliver(final Message m) {
+    public void deliver(final Message m) {
         final List<Posted> completed = new ArrayList<>();
         synchronized (this) {
             final Iterator<Posted> it = posted.iterator();

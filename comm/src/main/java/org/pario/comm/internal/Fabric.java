@@ -6,14 +6,14 @@ import org.pario.ErrorCategory;
 import org.pario.ParioException;
 
 /**
- * The set of ranks of one job and how messages reach them. This implementation connects ranks that are threads
- * of one JVM: a send hands the message straight to the destination's {@link Endpoint}. It also records which
- * ranks have failed or finished, so that operations that depend on them fail instead of waiting forever.
+ * The set of ranks of one job and how messages reach them: the transport SPI. Implementations deliver messages
+ * ({@link #send}) and report ranks that fail or finish ({@link #depart}); this base class records departures,
+ * so that operations that depend on a departed rank fail instead of waiting forever.
  *
- * <p>Thread-safe.
+ * <p>Implementations: {@link LocalFabric} (ranks as threads of one JVM) and {@code TcpFabric} (one rank per
+ * JVM, over Netty). Thread-safe.
  */
-public final class Fabric {
-    private final Endpoint[] endpoints;
+public abstract class Fabric {
     /** Per world rank: null while it runs, otherwise why it is gone (a failure, or a normal finish). */
     private final AtomicReferenceArray<Departure> departed;
 
@@ -24,46 +24,50 @@ public final class Fabric {
     /**
      * @param size number of ranks
      */
-    public Fabric(final int size) {
-        endpoints = new Endpoint[size];
-        for (int r = 0; r < size; r++) {
-            endpoints[r] = new Endpoint(r, this);
-        }
+    protected Fabric(final int size) {
         departed = new AtomicReferenceArray<>(size);
     }
 
     /** @return the number of ranks */
-    public int size() {
-        return endpoints.length;
+    public final int size() {
+        return departed.length();
     }
 
-    /** @return the endpoint of a world rank */
-    public Endpoint endpoint(final int worldRank) {
-        return endpoints[worldRank];
-    }
+    /** @return the endpoint of a world rank that lives in this process */
+    public abstract Endpoint endpoint(int worldRank);
+
+    /** @return every endpoint that lives in this process */
+    protected abstract Iterable<Endpoint> localEndpoints();
 
     /** Delivers a message to a world rank, or fails if that rank is gone. */
-    public void send(final int worldDest, final Message m, final int[] group) {
-        final Departure d = departed.get(worldDest);
+    public abstract void send(int worldDest, Message m, int[] group);
+
+    /** Fails if a world rank has failed. */
+    protected final void checkAlive(final int worldRank) {
+        final Departure d = departed.get(worldRank);
         if (d != null && d.failure != null) {
-            throw failedRank(worldDest, d.failure);
+            throw failedRank(worldRank, d.failure);
         }
-        endpoints[worldDest].deliver(m);
+    }
+
+    /** @return true once a world rank has failed or finished */
+    public final boolean departed(final int worldRank) {
+        return departed.get(worldRank) != null;
     }
 
     /**
      * Records that a rank failed (with a cause) or finished (cause null), and fails every pending receive that
      * can no longer complete.
      */
-    public void depart(final int worldRank, final Throwable failure) {
+    public final void depart(final int worldRank, final Throwable failure) {
         departed.compareAndSet(worldRank, null, new Departure(failure));
-        for (final Endpoint e : endpoints) {
+        for (final Endpoint e : localEndpoints()) {
             e.peerGone();
         }
     }
 
     /** @return the failure of the first failed rank among {@code group}, or null */
-    public ParioException failureIn(final int[] group) {
+    public final ParioException failureIn(final int[] group) {
         for (final int r : group) {
             final Departure d = departed.get(r);
             if (d != null && d.failure != null) {

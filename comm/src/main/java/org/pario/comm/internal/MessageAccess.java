@@ -33,6 +33,69 @@ public final class MessageAccess {
         m.unpackInto(memory, type, count);
     }
 
+    /** @return the context id */
+    public static int context(final Message m) {
+        return m.context;
+    }
+
+    /** @return the payload chunks (do not modify) */
+    public static java.nio.ByteBuffer[] chunks(final Message m) {
+        return m.chunks;
+    }
+
+    /** @return a builder that fills a message's chunks from the wire */
+    public static Builder builder(final int context, final int source, final int tag, final long bytes,
+                                  final String basicType) {
+        return new Builder(context, source, tag, bytes, basicType);
+    }
+
+    /** Fills a message's payload as bytes arrive. */
+    public static final class Builder {
+        private final int context;
+        private final int source;
+        private final int tag;
+        private final long bytes;
+        private final String basicType;
+        private final java.nio.ByteBuffer[] chunks;
+        private long filled;
+
+        Builder(final int context, final int source, final int tag, final long bytes, final String basicType) {
+            this.context = context;
+            this.source = source;
+            this.tag = tag;
+            this.bytes = bytes;
+            this.basicType = basicType;
+            final int n = (int) ((bytes + Message.CHUNK - 1) / Message.CHUNK);
+            chunks = new java.nio.ByteBuffer[n];
+        }
+
+        /** @return payload bytes still expected */
+        public long remaining() {
+            return bytes - filled;
+        }
+
+        /** Copies {@code n} bytes from the buffer into the payload. */
+        public void append(final io.netty.buffer.ByteBuf in, final int n) {
+            int left = n;
+            while (left > 0) {
+                final int chunk = (int) (filled / Message.CHUNK);
+                if (chunks[chunk] == null) {
+                    chunks[chunk] = java.nio.ByteBuffer.allocate((int) Math.min(Message.CHUNK, bytes - (long) chunk * Message.CHUNK));
+                }
+                final int at = (int) (filled % Message.CHUNK);
+                final int take = Math.min(left, chunks[chunk].capacity() - at);
+                in.readBytes(chunks[chunk].duplicate().clear().position(at).limit(at + take));
+                filled += take;
+                left -= take;
+            }
+        }
+
+        /** @return the complete message */
+        public Message build() {
+            return new Message(context, source, tag, bytes, chunks, basicType);
+        }
+    }
+
     /** Packs a new message. */
     public static Message pack(final int context, final int source, final int tag, final Memory memory,
                                final Datatype type, final long count) {

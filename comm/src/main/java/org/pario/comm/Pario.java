@@ -1,0 +1,64 @@
+package org.pario.comm;
+
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.pario.comm.internal.tcp.TcpConfig;
+import org.pario.comm.internal.tcp.TcpFabric;
+
+/**
+ * Entry point for a rank that runs in its own JVM: joins the job and returns the world communicator, whose
+ * {@link Communicator#close()} leaves the job.
+ *
+ * <pre>{@code
+ * try (Communicator world = Pario.init()) {
+ *     world.barrier();
+ * }
+ * }</pre>
+ */
+public final class Pario {
+    /** Largest message a rank accepts from a peer: 64 GiB. */
+    static final long MAX_MESSAGE = 64L << 30;
+
+    private Pario() {
+    }
+
+    /**
+     * Joins the job described by the environment ({@link Bootstrap#fromEnvironment()}).
+     *
+     * @return the world communicator
+     */
+    public static Communicator init() {
+        return init(Bootstrap.fromEnvironment());
+    }
+
+    /**
+     * Joins a job over TCP; returns once every rank has connected.
+     *
+     * @param b how to find the job
+     * @return the world communicator
+     */
+    public static Communicator init(final Bootstrap b) {
+        final TcpFabric fabric = TcpFabric.start(new TcpConfig(b.rank(), b.size(),
+            b.token().getBytes(java.nio.charset.StandardCharsets.UTF_8), b.coordinatorBind(), b::lookup, b::publish,
+            b.bindHost(), b.advertisedHost(), b.startupTimeout().toMillis(), MAX_MESSAGE));
+        if (b.rank() == 0) {
+            b.unpublish();
+        }
+        final AtomicInteger n = new AtomicInteger();
+        final ExecutorService workers = Executors.newCachedThreadPool(r -> {
+            final Thread t = new Thread(r, "pario-worker-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        final int[] world = new int[b.size()];
+        for (int r = 0; r < world.length; r++) {
+            world[r] = r;
+        }
+        return new Communicator(fabric, world, b.rank(), 0, new Communicator.RankState(workers), () -> {
+            fabric.close();
+            workers.shutdownNow();
+        });
+    }
+}

@@ -1,0 +1,35 @@
+package org.pario.comm.internal;
+
+import java.util.Arrays;
+
+/** Ranks that are threads of one JVM: a send hands the message straight to the destination's endpoint. */
+public final class LocalFabric extends Fabric {
+    private final Endpoint[] endpoints;
+
+    /**
+     * @param size number of ranks
+     */
+    public LocalFabric(final int size) {
+        super(size);
+        endpoints = new Endpoint[size];
+        for (int r = 0; r < size; r++) {
+            endpoints[r] = new Endpoint(r, this);
+        }
+    }
+
+    @Override
+    public Endpoint endpoint(final int worldRank) {
+        return endpoints[worldRank];
+    }
+
+    @Override
+    protected Iterable<Endpoint> localEndpoints() {
+        return Arrays.asList(endpoints);
+    }
+
+    @Override
+    public void send(final int worldDest, final Message m, final int[] group) {
+        checkAlive(worldDest);
+        endpoints[worldDest].deliver(m);
+    }
+}

@@ -1,0 +1,152 @@
+package org.pario.comm.internal.tcp;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.ByteToMessageDecoder;
+import io.netty.handler.codec.CorruptedFrameException;
+import io.netty.handler.codec.TooLongFrameException;
+import org.pario.comm.internal.Message;
+import org.pario.comm.internal.MessageAccess;
+
+/**
+ * Pario's wire format between ranks. Every frame starts with a magic number and a kind:
+ * <pre>
+ * HELLO  magic:int 1:byte rank:int tokenLength:short token:bytes     first frame of every connection
+ * DATA   magic:int 2:byte context:int source:int tag:int typeLength:short type:utf8 length:long payload:bytes
+ * BYE    magic:int 3:byte                                             the sender is finishing normally
+ * </pre>
+ * All integers are big-endian. The decoder never aggregates a payload in Netty buffers: it copies it straight
+ * into the message's own chunks as bytes arrive, so a message costs its size once whatever its length.
+ */
+final class Frames {
+    static final int MAGIC = 0x50617231;
+    static final byte HELLO = 1;
+    static final byte DATA = 2;
+    static final byte BYE = 3;
+    /** Longest basic-type name or token accepted. */
+    static final int MAX_SHORT_FIELD = 1024;
+
+    private Frames() {
+    }
+
+    /** The first frame of a connection. */
+    record Hello(int rank, byte[] token) {
+    }
+
+    /** A peer's announcement that it finishes normally. */
+    record Bye() {
+    }
+
+    static ByteBuf hello(final ByteBufAllocator alloc, final int rank, final byte[] token) {
+        final ByteBuf b = alloc.buffer(11 + token.length);
+        b.writeInt(MAGIC).writeByte(HELLO).writeInt(rank).writeShort(token.length).writeBytes(token);
+        return b;
+    }
+
+    static ByteBuf bye(final ByteBufAllocator alloc) {
+        return alloc.buffer(5).writeInt(MAGIC).writeByte(BYE);
+    }
+
+    /** The frame of a message: its header, then its chunks without copying them. */
+    static ByteBuf data(final ByteBufAllocator alloc, final Message m) {
+        final String type = MessageAccess.basicType(m);
+        final byte[] name = type == null ? new byte[0] : type.getBytes(StandardCharsets.UTF_8);
+        final ByteBuf header = alloc.buffer(31 + name.length);
+        header.writeInt(MAGIC).writeByte(DATA).writeInt(MessageAccess.context(m)).writeInt(MessageAccess.source(m))
+            .writeInt(MessageAccess.tag(m)).writeShort(name.length).writeBytes(name).writeLong(MessageAccess.bytes(m));
+        final ByteBuffer[] chunks = MessageAccess.chunks(m);
+        final ByteBuf[] parts = new ByteBuf[chunks.length + 1];
+        parts[0] = header;
+        for (int i = 0; i < chunks.length; i++) {
+            parts[i + 1] = Unpooled.wrappedBuffer(chunks[i].duplicate().clear());
+        }
+        return Unpooled.wrappedUnmodifiableBuffer(parts);
+    }
+
+    /** Decodes frames; payloads stream into a message's chunks. Malformed or oversized input closes the channel. */
+    static final class Decoder extends ByteToMessageDecoder {
+        private final long maxMessage;
+        private MessageAccess.Builder pending;
+
+        Decoder(final long maxMessage) {
+            this.maxMessage = maxMessage;
+        }
+
+        @Override
+        protected void decode(final ChannelHandlerContext ctx, final ByteBuf in, final List<Object> out) {
+            while (true) {
+                if (pending != null) {
+                    final int n = (int) Math.min(in.readableBytes(), pending.remaining());
+                    if (n > 0) {
+                        pending.append(in, n);
+                    }
+                    if (pending.remaining() > 0) {
+                        return;
+                    }
+                    out.add(pending.build());
+                    pending = null;
+                }
+                if (in.readableBytes() < 5) {
+                    return;
+                }
+                in.markReaderIndex();
+                if (in.readInt() != MAGIC) {
+                    throw new CorruptedFrameException("not a Pario frame (bad magic number)");
+                }
+                final byte kind = in.readByte();
+                switch (kind) {
+                    case HELLO -> {
+                        if (in.readableBytes() < 6) {
+                            in.resetReaderIndex();
+                            return;
+                        }
+                        final int rank = in.readInt();
+                        final int length = in.readUnsignedShort();
+                        if (length > MAX_SHORT_FIELD) {
+                            throw new TooLongFrameException("token of " + length + " bytes");
+                        }
+                        if (in.readableBytes() < length) {
+                            in.resetReaderIndex();
+                            return;
+                        }
+                        final byte[] token = new byte[length];
+                        in.readBytes(token);
+                        out.add(new Hello(rank, token));
+                    }
+                    case BYE -> out.add(new Bye());
+                    case DATA -> {
+                        if (in.readableBytes() < 14) {
+                            in.resetReaderIndex();
+                            return;
+                        }
+                        final int context = in.readInt();
+                        final int source = in.readInt();
+                        final int tag = in.readInt();
+                        final int nameLength = in.readUnsignedShort();
+                        if (nameLength > MAX_SHORT_FIELD) {
+                            throw new TooLongFrameException("type name of " + nameLength + " bytes");
+                        }
+                        if (in.readableBytes() < nameLength + 8) {
+                            in.resetReaderIndex();
+                            return;
+                        }
+                        final String name = nameLength == 0 ? null
+                            : in.readCharSequence(nameLength, StandardCharsets.UTF_8).toString();
+                        final long length = in.readLong();
+                        if (length < 0 || length > maxMessage) {
+                            throw new TooLongFrameException("message of " + length + " bytes (limit " + maxMessage + ")");
+                        }
+                        pending = MessageAccess.builder(context, source, tag, length, name);
+                    }
+                    default -> throw new CorruptedFrameException("unknown frame kind " + kind);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,96 @@
+package org.pario.it;
+
+import java.util.Arrays;
+
+import org.pario.ParioException;
+import org.pario.comm.Communicator;
+import org.pario.comm.Op;
+import org.pario.comm.Pario;
+import org.pario.datatypes.Datatype;
+
+/**
+ * A rank of a multi-JVM test job. Modes: {@code collectives} runs and checks a set of collectives and
+ * point-to-point messages; {@code die} makes rank size-2 halt its JVM while the others are in an allreduce.
+ * Prints one line per rank: {@code rank R ok ...} or {@code rank R failed after MS ms: MESSAGE}.
+ */
+public final class JobMain {
+    private JobMain() {
+    }
+
+    public static void main(final String[] args) {
+        final String mode = args.length > 0 ? args[0] : "collectives";
+        final long start = System.nanoTime();
+        int rank = -1;
+        try (Communicator world = Pario.init()) {
+            rank = world.rank();
+            final int n = world.size();
+            if (mode.equals("die")) {
+                world.barrier();
+                if (rank == n - 2) {
+                    Runtime.getRuntime().halt(9);
+                }
+                final long t0 = System.nanoTime();
+                try {
+                    for (int i = 0; i < 1000; i++) {
+                        final long[] out = new long[1];
+                        world.allreduce(new long[] {rank}, out, 1, Datatype.LONG, Op.SUM);
+                    }
+                    System.out.println("rank " + rank + " ok: no failure seen");
+                } catch (ParioException e) {
+                    System.out.println("rank " + rank + " failed after " + (System.nanoTime() - t0) / 1_000_000
+                        + " ms: " + e.getMessage());
+                    System.out.flush();
+                    Runtime.getRuntime().halt(3);
+                }
+                return;
+            }
+            final double[] b = new double[1000];
+            if (rank == 0) {
+                Arrays.setAll(b, i -> i * 0.5);
+            }
+            world.bcast(b, b.length, Datatype.DOUBLE, 0);
+            check(b[999] == 499.5, "bcast");
+            final long[] sum = new long[4];
+            world.allreduce(new long[] {rank, 1, rank * rank, -rank}, sum, 4, Datatype.LONG, Op.SUM);
+            long sq = 0;
+            for (int r = 0; r < n; r++) {
+                sq += (long) r * r;
+            }
+            check(sum[0] == (long) n * (n - 1) / 2 && sum[1] == n && sum[2] == sq, "allreduce");
+            final int[] send = new int[n];
+            final int me = rank;
+            Arrays.setAll(send, j -> me * 100 + j);
+            final int[] recv = new int[n];
+            world.alltoall(send, 1, Datatype.INT, recv, 1, Datatype.INT);
+            for (int i = 0; i < n; i++) {
+                check(recv[i] == i * 100 + rank, "alltoall");
+            }
+            // a large message around the ring (8 MiB)
+            final double[] big = new double[1 << 20];
+            Arrays.fill(big, rank);
+            final double[] got = new double[1 << 20];
+            world.sendrecv(big, big.length, Datatype.DOUBLE, (rank + 1) % n, 7, got, got.length, Datatype.DOUBLE,
+                (rank - 1 + n) % n, 7);
+            check(got[12345] == (rank - 1 + n) % n, "sendrecv");
+            final int[] gathered = new int[n];
+            world.gather(new int[] {rank * 3}, 1, Datatype.INT, gathered, 1, Datatype.INT, 0);
+            if (rank == 0) {
+                for (int i = 0; i < n; i++) {
+                    check(gathered[i] == 3 * i, "gather");
+                }
+            }
+            world.barrier();
+            System.out.println("rank " + rank + " ok of " + n);
+        } catch (RuntimeException e) {
+            System.out.println("rank " + rank + " failed after " + (System.nanoTime() - start) / 1_000_000 + " ms: "
+                + e);
+            System.exit(1);
+        }
+    }
+
+    private static void check(final boolean ok, final String what) {
+        if (!ok) {
+            throw new IllegalStateException(what + " returned wrong data");
+        }
+    }
+}

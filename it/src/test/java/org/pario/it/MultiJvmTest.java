@@ -1,0 +1,96 @@
+package org.pario.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Ranks in separate JVMs over TCP: started with Pario's environment and with MPICH's mpiexec; one killed. */
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
+class MultiJvmTest {
+    @TempDir
+    Path rendezvous;
+
+    private static List<String> java(final String mode) {
+        return List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m", "-cp",
+            System.getProperty("java.class.path"), JobMain.class.getName(), mode);
+    }
+
+    private List<Process> start(final int n, final String mode) throws IOException {
+        final String job = "test-" + UUID.randomUUID();
+        final List<Process> ranks = new ArrayList<>();
+        for (int r = 0; r < n; r++) {
+            final ProcessBuilder pb = new ProcessBuilder(java(mode)).redirectErrorStream(true);
+            pb.environment().put("PARIO_RANK", Integer.toString(r));
+            pb.environment().put("PARIO_SIZE", Integer.toString(n));
+            pb.environment().put("PARIO_JOB", job);
+            pb.environment().put("PARIO_RENDEZVOUS_DIR", rendezvous.toString());
+            pb.environment().put("PARIO_BIND", "127.0.0.1");
+            pb.environment().put("PARIO_STARTUP_TIMEOUT", "60");
+            ranks.add(pb.start());
+        }
+        return ranks;
+    }
+
+    private static String output(final Process p) throws Exception {
+        final String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        p.waitFor(60, TimeUnit.SECONDS);
+        return out;
+    }
+
+    @Test
+    void fourJvmsRunCollectivesOverTcp() throws Exception {
+        final List<Process> ranks = start(4, "collectives");
+        for (int r = 0; r < 4; r++) {
+            final String out = output(ranks.get(r));
+            assertTrue(out.contains("rank " + r + " ok of 4"), "rank " + r + " printed:\n" + out);
+            assertEquals(0, ranks.get(r).exitValue(), out);
+        }
+    }
+
+    @Test
+    void aKilledRankFailsEveryOtherRankPromptlyNamingIt() throws Exception {
+        final List<Process> ranks = start(4, "die");
+        final Pattern failed = Pattern.compile("rank (\\d) failed after (\\d+) ms: (.*)");
+        for (int r = 0; r < 4; r++) {
+            final String out = output(ranks.get(r));
+            if (r == 2) {
+                assertEquals(9, ranks.get(r).exitValue(), "rank 2 halted itself");
+                continue;
+            }
+            final Matcher m = failed.matcher(out);
+            assertTrue(m.find(), "rank " + r + " printed:\n" + out);
+            assertTrue(m.group(3).contains("rank 2"), "the error names the lost rank: " + m.group(3));
+            assertTrue(Long.parseLong(m.group(2)) < 10_000, "failed within 10 s: " + m.group(2) + " ms");
+            assertEquals(3, ranks.get(r).exitValue());
+        }
+    }
+
+    @Test
+    void mpiexecStartsAWorkingFourRankJob() throws Exception {
+        final String mpiexec = Mpich.mpiexec();
+        final List<String> command = new ArrayList<>(List.of(mpiexec, "-n", "4"));
+        command.addAll(java("collectives"));
+        final ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
+        pb.environment().put("PARIO_BIND", "127.0.0.1");
+        pb.environment().put("PARIO_RENDEZVOUS_DIR", rendezvous.toString());
+        final Process p = pb.start();
+        final String out = output(p);
+        for (int r = 0; r < 4; r++) {
+            assertTrue(out.contains("rank " + r + " ok of 4"), "mpiexec output:\n" + out);
+        }
+        assertEquals(0, p.exitValue(), out);
+    }
+}
