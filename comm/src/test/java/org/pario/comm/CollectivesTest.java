@@ -11,12 +11,20 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.api.Timeout;
 import org.pario.datatypes.Datatype;
 
-/** Every collective on 1 to 7 ranks and several sizes (0 included), against a naive reference computation. */
+/**
+ * Every collective on 1 to 7 ranks and several sizes (0 included), against a naive reference computation, over
+ * every transport: one test body, in-JVM and TCP.
+ */
 @Timeout(60)
 class CollectivesTest {
     static java.util.stream.Stream<Arguments> shapes() {
-        return java.util.stream.IntStream.rangeClosed(1, 7).boxed()
-            .flatMap(n -> java.util.stream.Stream.of(0, 1, 5, 1000).map(count -> Arguments.of(n, count)));
+        return java.util.stream.Stream.of(Transport.values()).flatMap(t -> java.util.stream.IntStream.rangeClosed(1, 7)
+            .boxed().flatMap(n -> java.util.stream.Stream.of(0, 1, 5, 1000).map(count -> Arguments.of(t, n, count))));
+    }
+
+    static java.util.stream.Stream<Arguments> transportsAndRanks() {
+        return java.util.stream.Stream.of(Transport.values())
+            .flatMap(t -> java.util.stream.IntStream.rangeClosed(1, 7).mapToObj(n -> Arguments.of(t, n)));
     }
 
     /** Element k of rank r's data. */
@@ -32,10 +40,10 @@ class CollectivesTest {
         return a;
     }
 
-    @ParameterizedTest(name = "{0} ranks, {1} elements")
+    @ParameterizedTest(name = "{0}, {1} ranks, {2} elements")
     @MethodSource("shapes")
-    void bcastGatherScatterAllgatherAlltoall(final int n, final int count) {
-        LocalCluster.run(n, world -> {
+    void bcastGatherScatterAllgatherAlltoall(final Transport transport, final int n, final int count) {
+        transport.run(n, world -> {
             final int me = world.rank();
             for (int root = 0; root < n; root++) {
                 final double[] b = me == root ? data(root, count) : new double[count];
@@ -75,10 +83,10 @@ class CollectivesTest {
         });
     }
 
-    @ParameterizedTest(name = "{0} ranks, {1} elements")
+    @ParameterizedTest(name = "{0}, {1} ranks, {2} elements")
     @MethodSource("shapes")
-    void reductionsScansAndReduceScatter(final int n, final int count) {
-        LocalCluster.run(n, world -> {
+    void reductionsScansAndReduceScatter(final Transport transport, final int n, final int count) {
+        transport.run(n, world -> {
             final int me = world.rank();
             final long[] mine = new long[count];
             for (int k = 0; k < count; k++) {
@@ -125,10 +133,10 @@ class CollectivesTest {
         });
     }
 
-    @ParameterizedTest(name = "{0} ranks")
-    @MethodSource("rankCounts")
-    void allreduceOfDoublesIsBitwiseIdenticalEverywhere(final int n) {
-        final java.util.List<double[]> results = LocalCluster.call(n, world -> {
+    @ParameterizedTest(name = "{0}, {1} ranks")
+    @MethodSource("transportsAndRanks")
+    void allreduceOfDoublesIsBitwiseIdenticalEverywhere(final Transport transport, final int n) {
+        final java.util.List<double[]> results = transport.call(n, world -> {
             final double[] x = new double[257];
             for (int k = 0; k < x.length; k++) {
                 x[k] = Math.sin(world.rank() * 7919.0 + k) * 1e10 + 1e-7 * k;
@@ -146,10 +154,10 @@ class CollectivesTest {
         return java.util.stream.IntStream.rangeClosed(1, 7);
     }
 
-    @ParameterizedTest(name = "{0} ranks")
-    @MethodSource("rankCounts")
-    void vectorVariantsWithVaryingCounts(final int n) {
-        LocalCluster.run(n, world -> {
+    @ParameterizedTest(name = "{0}, {1} ranks")
+    @MethodSource("transportsAndRanks")
+    void vectorVariantsWithVaryingCounts(final Transport transport, final int n) {
+        transport.run(n, world -> {
             final int me = world.rank();
             final long[] counts = new long[n];
             final long[] displs = new long[n];

@@ -54,6 +54,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
     private final EventLoopGroup group;
     private final Channel server;
     private final Channel[] outbound;
+    private final Channel[] inboundChannels;
     private final CountDownLatch inbound;
     private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -74,6 +75,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         this.token = config.token();
         this.endpoint = new Endpoint(rank, this);
         this.outbound = new Channel[config.size()];
+        this.inboundChannels = new Channel[config.size()];
         this.inbound = new CountDownLatch(config.size() - 1);
         this.group = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
         boolean started = false;
@@ -202,6 +204,20 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
     }
 
+    /** Registers a peer's connection; a second connection claiming the same rank is refused. */
+    private synchronized boolean claim(final int peer, final Channel ch) {
+        if (inboundChannels[peer] != null) {
+            return false;
+        }
+        inboundChannels[peer] = ch;
+        return true;
+    }
+
+    /** @return the address this rank receives on */
+    public InetSocketAddress dataAddress() {
+        return (InetSocketAddress) server.localAddress();
+    }
+
     /** Receives on a connection a peer opened: its hello, then messages, then perhaps its goodbye. */
     private final class Inbound extends SimpleChannelInboundHandler<Object> {
         @Override
@@ -209,12 +225,13 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
             final Integer peer = ctx.channel().attr(PEER).get();
             if (peer == null) {
                 if (msg instanceof Frames.Hello h && MessageDigest.isEqual(token, h.token())
-                    && h.rank() >= 0 && h.rank() < size() && h.rank() != rank) {
+                    && h.rank() >= 0 && h.rank() < size() && h.rank() != rank && claim(h.rank(), ctx.channel())) {
                     ctx.channel().attr(PEER).set(h.rank());
                     inbound.countDown();
                 } else {
                     LOG.log(System.Logger.Level.WARNING, "rank " + rank + " refused a connection from "
-                        + ctx.channel().remoteAddress() + ": it did not present this job's token");
+                        + ctx.channel().remoteAddress() + ": it did not present this job's token, or claimed a rank "
+                        + "that is already connected");
                     ctx.close();
                 }
                 return;
@@ -244,19 +261,15 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         }
     }
 
-    /** Our own connection to a peer: we only write on it; if it breaks, the peer is gone. */
+    /**
+     * Our own connection to a peer: we only write on it. Its closing proves nothing by itself (a peer that
+     * finishes normally closes it too, possibly before its goodbye reaches us on the other connection), so
+     * liveness is judged on the connection the peer opened: closed without a goodbye means failed.
+     */
     private final class Outbound extends SimpleChannelInboundHandler<Object> {
         @Override
         protected void channelRead0(final ChannelHandlerContext ctx, final Object msg) {
             // peers never write on connections we opened
-        }
-
-        @Override
-        public void channelInactive(final ChannelHandlerContext ctx) {
-            final Integer peer = ctx.channel().attr(PEER).get();
-            if (peer != null && !closed.get() && !departed(peer)) {
-                depart(peer, new IOException("lost the connection to rank " + peer));
-            }
         }
 
         @Override

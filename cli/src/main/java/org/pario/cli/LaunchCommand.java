@@ -1,0 +1,148 @@
+package org.pario.cli;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.Callable;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code pario launch -n N [--] COMMAND...}: starts N processes of a job on this machine. Each gets its rank and
+ * the job's size, name, token and rendezvous directory in its environment ({@code PARIO_RANK}, {@code PARIO_SIZE},
+ * {@code PARIO_JOB}, {@code PARIO_TOKEN}, {@code PARIO_RENDEZVOUS_DIR}, {@code PARIO_BIND}), which
+ * {@code Pario.init()} reads. Output is forwarded line by line with a {@code [rank]} prefix. The launch exits
+ * with the first non-zero status of any rank, after stopping the others, or with 0 when all succeed.
+ */
+@Command(name = "launch", mixinStandardHelpOptions = true,
+    description = {"Starts N ranks of a job on this machine and waits for them.",
+        "Exits with the first non-zero status of any rank (stopping the others), or 0."},
+    footer = {"", "Example:", "  pario launch -n 4 -- java -cp app.jar com.example.Solver"})
+final class LaunchCommand implements Callable<Integer> {
+    @Spec
+    private picocli.CommandLine.Model.CommandSpec spec;
+
+    @Option(names = {"-n", "--ranks"}, required = true, paramLabel = "N", description = "Number of ranks.")
+    private int ranks;
+
+    @Option(names = "--bind", defaultValue = "127.0.0.1", paramLabel = "ADDRESS",
+        description = "Interface the ranks bind and advertise (default: ${DEFAULT-VALUE}).")
+    private String bind;
+
+    @Option(names = "--startup-timeout", defaultValue = "60", paramLabel = "SECONDS",
+        description = "How long the job may take to assemble (default: ${DEFAULT-VALUE}).")
+    private int startupTimeout;
+
+    @Option(names = "--verbose", description = "Print stack traces of errors.")
+    private boolean verbose;
+
+    @Parameters(arity = "1..*", paramLabel = "COMMAND", description = "The program each rank runs, with its arguments.")
+    private List<String> command;
+
+    @Override
+    public Integer call() throws IOException, InterruptedException {
+        if (ranks < 1) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "-n must be >= 1, got " + ranks);
+        }
+        final PrintWriter out = spec.commandLine().getOut();
+        final PrintWriter err = spec.commandLine().getErr();
+        final Path dir = Files.createTempDirectory("pario-launch-");
+        final byte[] secret = new byte[24];
+        new SecureRandom().nextBytes(secret);
+        final String job = "launch-" + UUID.randomUUID();
+        final List<Process> processes = new ArrayList<>();
+        final BlockingQueue<int[]> exits = new LinkedBlockingQueue<>();
+        final List<Thread> pumps = new ArrayList<>();
+        try {
+            for (int r = 0; r < ranks; r++) {
+                final ProcessBuilder pb = new ProcessBuilder(command);
+                pb.environment().put("PARIO_RANK", Integer.toString(r));
+                pb.environment().put("PARIO_SIZE", Integer.toString(ranks));
+                pb.environment().put("PARIO_JOB", job);
+                pb.environment().put("PARIO_TOKEN", HexFormat.of().formatHex(secret));
+                pb.environment().put("PARIO_RENDEZVOUS_DIR", dir.toString());
+                pb.environment().put("PARIO_BIND", bind);
+                pb.environment().put("PARIO_STARTUP_TIMEOUT", Integer.toString(startupTimeout));
+                final Process p;
+                try {
+                    p = pb.start();
+                } catch (IOException e) {
+                    throw new IOException("cannot start '" + String.join(" ", command) + "': " + e.getMessage(), e);
+                }
+                processes.add(p);
+                final int rank = r;
+                pumps.add(pump(p.getInputStream(), out, rank));
+                pumps.add(pump(p.getErrorStream(), err, rank));
+                p.onExit().thenAccept(done -> exits.add(new int[] {rank, done.exitValue()}));
+            }
+            int status = 0;
+            for (int finished = 0; finished < ranks; finished++) {
+                final int[] exit = exits.take();
+                if (exit[1] != 0 && status == 0) {
+                    status = exit[1];
+                    err.println("pario: rank " + exit[0] + " exited with status " + exit[1] + "; stopping the others");
+                    err.flush();
+                    stop(processes);
+                }
+            }
+            for (final Thread t : pumps) {
+                t.join(TimeUnit.SECONDS.toMillis(5));
+            }
+            return status;
+        } finally {
+            stop(processes);
+            try (var files = Files.list(dir)) {
+                for (final Path f : (Iterable<Path>) files::iterator) {
+                    Files.deleteIfExists(f);
+                }
+            }
+            Files.deleteIfExists(dir);
+        }
+    }
+
+    private static void stop(final List<Process> processes) throws InterruptedException {
+        for (final Process p : processes) {
+            p.destroy();
+        }
+        for (final Process p : processes) {
+            if (!p.waitFor(5, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+            }
+        }
+    }
+
+    private static Thread pump(final InputStream in, final PrintWriter to, final int rank) {
+        final Thread t = new Thread(() -> {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = r.readLine()) != null) {
+                    synchronized (to) {
+                        to.println("[" + rank + "] " + line);
+                        to.flush();
+                    }
+                }
+            } catch (IOException e) {
+                // the process is gone; nothing more to forward
+            }
+        }, "pario-launch-output-" + rank);
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+}

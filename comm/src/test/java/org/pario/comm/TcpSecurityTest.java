@@ -1,0 +1,60 @@
+package org.pario.comm;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.io.DataOutputStream;
+import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.pario.comm.internal.tcp.TcpFabric;
+import org.pario.datatypes.Datatype;
+
+/** Connections that do not belong to the job are refused; the job carries on. */
+@Timeout(60)
+class TcpSecurityTest {
+    /** Connects to a rank's data port, writes bytes, and returns whether the rank closed the connection. */
+    private static boolean refused(final InetSocketAddress at, final byte[] bytes) throws Exception {
+        try (Socket s = new Socket(at.getAddress(), at.getPort())) {
+            s.setSoTimeout(10_000);
+            s.getOutputStream().write(bytes);
+            s.getOutputStream().flush();
+            final InputStream in = s.getInputStream();
+            return in.read() == -1;
+        }
+    }
+
+    private static byte[] hello(final int rank, final String token) throws Exception {
+        final java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
+        final DataOutputStream out = new DataOutputStream(b);
+        final byte[] t = token.getBytes(StandardCharsets.UTF_8);
+        out.writeInt(0x50617231);
+        out.writeByte(1);
+        out.writeInt(rank);
+        out.writeShort(t.length);
+        out.write(t);
+        return b.toByteArray();
+    }
+
+    @Test
+    void wrongTokensImpostorsAndGarbageAreRefusedAndTheJobCarriesOn() {
+        final java.util.List<Long> sums = Transport.TCP.call(3, world -> {
+            if (world.rank() == 0) {
+                final InetSocketAddress at = ((TcpFabric) world.fabric).dataAddress();
+                final InetSocketAddress local = new InetSocketAddress("127.0.0.1", at.getPort());
+                assertEquals(true, refused(local, hello(1, "not-the-token")), "wrong token");
+                assertEquals(true, refused(local, "GET / HTTP/1.1\r\n\r\n".getBytes(StandardCharsets.US_ASCII)),
+                    "garbage");
+                assertEquals(true, refused(local, new byte[] {0x50, 0x61, 0x72, 0x31, 9}), "unknown frame kind");
+            }
+            world.barrier();
+            final long[] sum = new long[1];
+            world.allreduce(new long[] {world.rank() + 1}, sum, 1, Datatype.LONG, Op.SUM);
+            return sum[0];
+        });
+        assertEquals(java.util.List.of(6L, 6L, 6L), sums);
+    }
+}

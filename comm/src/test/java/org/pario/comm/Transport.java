@@ -1,0 +1,70 @@
+package org.pario.comm;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+import org.pario.ErrorCategory;
+import org.pario.ParioException;
+
+/**
+ * The transports a test body runs over: ranks as threads over the in-JVM fabric, or ranks as threads that
+ * each own a TCP fabric connected over loopback (the same code path as one JVM per rank).
+ */
+enum Transport {
+    IN_JVM,
+    TCP;
+
+    <T> List<T> call(final int n, final LocalCluster.RankFunction<T> body) {
+        if (this == IN_JVM) {
+            return LocalCluster.call(n, body);
+        }
+        final Path dir;
+        try {
+            dir = Files.createTempDirectory("pario-test-");
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException(e);
+        }
+        final String job = "t-" + UUID.randomUUID();
+        final List<T> results = new ArrayList<>();
+        final Throwable[] failures = new Throwable[n];
+        final Thread[] threads = new Thread[n];
+        for (int r = 0; r < n; r++) {
+            results.add(null);
+            final int rank = r;
+            threads[r] = new Thread(() -> {
+                try (Communicator world = Pario.init(new Bootstrap(rank, n, null, dir, job, "secret-" + job,
+                    "127.0.0.1", "127.0.0.1", Duration.ofSeconds(30)))) {
+                    results.set(rank, body.call(world));
+                } catch (Throwable t) {
+                    failures[rank] = t;
+                }
+            }, "tcp-rank-" + r);
+            threads[r].start();
+        }
+        for (final Thread t : threads) {
+            try {
+                t.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
+        for (int r = 0; r < n; r++) {
+            if (failures[r] != null) {
+                throw new ParioException(ErrorCategory.IO, "rank " + r + ": " + failures[r], failures[r]);
+            }
+        }
+        return results;
+    }
+
+    void run(final int n, final LocalCluster.RankBody body) {
+        call(n, world -> {
+            body.run(world);
+            return null;
+        });
+    }
+}
