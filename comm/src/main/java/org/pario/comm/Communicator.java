@@ -422,6 +422,84 @@ public final class Communicator implements AutoCloseable {
         return start(() -> Collectives.scan(this, seq, sendbuf, recvbuf, count, type, op, false));
     }
 
+    /** {@code MPI_Igatherv}. */
+    public Request<Void> igatherv(final Object sendbuf, final long sendcount, final Datatype sendtype,
+                                  final Object recvbuf, final long[] recvcounts, final long[] displs,
+                                  final Datatype recvtype, final int root) {
+        final int seq = nextSequence();
+        final int r = checkRank("root", root);
+        return start(() -> Collectives.gatherv(this, seq, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+            recvtype, r));
+    }
+
+    /** {@code MPI_Iscatter}. */
+    public Request<Void> iscatter(final Object sendbuf, final long sendcount, final Datatype sendtype,
+                                  final Object recvbuf, final long recvcount, final Datatype recvtype, final int root) {
+        final int seq = nextSequence();
+        final int r = checkRank("root", root);
+        return start(() -> Collectives.scatter(this, seq, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+            r));
+    }
+
+    /** {@code MPI_Iscatterv}. */
+    public Request<Void> iscatterv(final Object sendbuf, final long[] sendcounts, final long[] displs,
+                                   final Datatype sendtype, final Object recvbuf, final long recvcount,
+                                   final Datatype recvtype, final int root) {
+        final int seq = nextSequence();
+        final int r = checkRank("root", root);
+        return start(() -> Collectives.scatterv(this, seq, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
+            recvtype, r));
+    }
+
+    /** {@code MPI_Iallgatherv}. */
+    public Request<Void> iallgatherv(final Object sendbuf, final long sendcount, final Datatype sendtype,
+                                     final Object recvbuf, final long[] recvcounts, final long[] displs,
+                                     final Datatype recvtype) {
+        final int seq = nextSequence();
+        return start(() -> Collectives.allgatherv(this, seq, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+            recvtype));
+    }
+
+    /** {@code MPI_Ialltoallv}. */
+    public Request<Void> ialltoallv(final Object sendbuf, final long[] sendcounts, final long[] sdispls,
+                                    final Datatype sendtype, final Object recvbuf, final long[] recvcounts,
+                                    final long[] rdispls, final Datatype recvtype) {
+        final int seq = nextSequence();
+        return start(() -> Collectives.alltoallv(this, seq, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+            recvcounts, rdispls, recvtype));
+    }
+
+    /** {@code MPI_Ialltoallw}. */
+    public Request<Void> ialltoallw(final Object sendbuf, final long[] sendcounts, final long[] sdispls,
+                                    final Datatype[] sendtypes, final Object recvbuf, final long[] recvcounts,
+                                    final long[] rdispls, final Datatype[] recvtypes) {
+        final int seq = nextSequence();
+        return start(() -> Collectives.alltoallw(this, seq, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+            recvcounts, rdispls, recvtypes));
+    }
+
+    /** {@code MPI_Ireduce_scatter}. */
+    public Request<Void> ireduceScatter(final Object sendbuf, final Object recvbuf, final long[] recvcounts,
+                                        final Datatype type, final Op op) {
+        final int seq = nextSequence();
+        return start(() -> Collectives.reduceScatter(this, seq, sendbuf, recvbuf, recvcounts, type, op));
+    }
+
+    /** {@code MPI_Ireduce_scatter_block}. */
+    public Request<Void> ireduceScatterBlock(final Object sendbuf, final Object recvbuf, final long recvcount,
+                                             final Datatype type, final Op op) {
+        final int seq = nextSequence();
+        final long[] counts = Collectives.repeat(recvcount, size());
+        return start(() -> Collectives.reduceScatter(this, seq, sendbuf, recvbuf, counts, type, op));
+    }
+
+    /** {@code MPI_Iexscan}. */
+    public Request<Void> iexscan(final Object sendbuf, final Object recvbuf, final long count, final Datatype type,
+                                 final Op op) {
+        final int seq = nextSequence();
+        return start(() -> Collectives.scan(this, seq, sendbuf, recvbuf, count, type, op, true));
+    }
+
     private Request<Void> start(final Runnable collective) {
         checkOpen();
         final CompletableFuture<Void> f = CompletableFuture.runAsync(collective, state.executor);
