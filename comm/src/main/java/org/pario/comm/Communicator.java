@@ -535,7 +535,7 @@ public final class Communicator implements AutoCloseable {
 
     static <T> T await(final CompletableFuture<T> f) {
         try {
-            return f.join();
+            return Waits.await(f);
         } catch (CompletionException e) {
             throw Request.unwrap(e.getCause());
         }

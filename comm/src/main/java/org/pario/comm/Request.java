@@ -40,7 +40,7 @@ public final class Request<T> {
      */
     public T join() {
         try {
-            return future.join();
+            return Waits.await(future);
         } catch (CompletionException e) {
             throw unwrap(e.getCause());
         }

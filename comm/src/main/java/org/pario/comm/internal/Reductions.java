@@ -186,6 +186,22 @@ public final class Reductions {
 
     private static void integer(final String op, final ByteBuffer a, final ByteBuffer b, final int n, final int size,
                                 final boolean unsigned) {
+        if (op.equals("SUM") && size == 8) {
+            final java.nio.LongBuffer x = a.asLongBuffer();
+            final java.nio.LongBuffer y = b.asLongBuffer();
+            for (int i = 0; i < n; i++) {
+                y.put(i, x.get(i) + y.get(i));
+            }
+            return;
+        }
+        if (op.equals("SUM") && size == 4) {
+            final java.nio.IntBuffer x = a.asIntBuffer();
+            final java.nio.IntBuffer y = b.asIntBuffer();
+            for (int i = 0; i < n; i++) {
+                y.put(i, x.get(i) + y.get(i));
+            }
+            return;
+        }
         for (int i = 0, at = 0; i < n; i++, at += size) {
             final long x = getInt(a, at, size, unsigned);
             final long y = getInt(b, at, size, unsigned);
@@ -219,21 +235,58 @@ public final class Reductions {
     }
 
     private static void floating(final String op, final ByteBuffer a, final ByteBuffer b, final int n, final int size) {
-        for (int i = 0, at = 0; i < n; i++, at += size) {
-            final double x = size == 4 ? a.getFloat(at) : a.getDouble(at);
-            final double y = size == 4 ? b.getFloat(at) : b.getDouble(at);
-            final double r = switch (op) {
-                case "MAX" -> Math.max(x, y);
-                case "MIN" -> Math.min(x, y);
-                case "SUM" -> x + y;
-                case "PROD" -> x * y;
+        if (size == 8) {
+            final java.nio.DoubleBuffer x = a.asDoubleBuffer();
+            final java.nio.DoubleBuffer y = b.asDoubleBuffer();
+            switch (op) {
+                case "SUM" -> {
+                    for (int i = 0; i < n; i++) {
+                        y.put(i, x.get(i) + y.get(i));
+                    }
+                }
+                case "PROD" -> {
+                    for (int i = 0; i < n; i++) {
+                        y.put(i, x.get(i) * y.get(i));
+                    }
+                }
+                case "MAX" -> {
+                    for (int i = 0; i < n; i++) {
+                        y.put(i, Math.max(x.get(i), y.get(i)));
+                    }
+                }
+                case "MIN" -> {
+                    for (int i = 0; i < n; i++) {
+                        y.put(i, Math.min(x.get(i), y.get(i)));
+                    }
+                }
                 default -> throw new IllegalStateException(op);
-            };
-            if (size == 4) {
-                b.putFloat(at, (float) r);
-            } else {
-                b.putDouble(at, r);
             }
+            return;
+        }
+        final java.nio.FloatBuffer x = a.asFloatBuffer();
+        final java.nio.FloatBuffer y = b.asFloatBuffer();
+        switch (op) {
+            case "SUM" -> {
+                for (int i = 0; i < n; i++) {
+                    y.put(i, x.get(i) + y.get(i));
+                }
+            }
+            case "PROD" -> {
+                for (int i = 0; i < n; i++) {
+                    y.put(i, x.get(i) * y.get(i));
+                }
+            }
+            case "MAX" -> {
+                for (int i = 0; i < n; i++) {
+                    y.put(i, Math.max(x.get(i), y.get(i)));
+                }
+            }
+            case "MIN" -> {
+                for (int i = 0; i < n; i++) {
+                    y.put(i, Math.min(x.get(i), y.get(i)));
+                }
+            }
+            default -> throw new IllegalStateException(op);
         }
     }
 

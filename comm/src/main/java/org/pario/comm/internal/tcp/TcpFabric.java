@@ -46,6 +46,8 @@ import org.pario.comm.internal.Message;
 public final class TcpFabric extends Fabric implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(TcpFabric.class.getName());
     private static final AttributeKey<Integer> PEER = AttributeKey.valueOf("pario.peer");
+    /** Socket buffer size: loopback and data-centre links need MiBs in flight for full bandwidth. */
+    private static final int SOCKET_BUFFER = 4 << 20;
     private static final AttributeKey<Boolean> SAID_BYE = AttributeKey.valueOf("pario.bye");
 
     private final int rank;
@@ -82,6 +84,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         try {
             final ServerBootstrap sb = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
                 .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.SO_RCVBUF, SOCKET_BUFFER)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(final SocketChannel ch) {
@@ -130,6 +133,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
     private void connectAll(final TcpConfig config, final InetSocketAddress[] table) {
         final Bootstrap b = new Bootstrap().group(group).channel(NioSocketChannel.class)
             .option(ChannelOption.TCP_NODELAY, true)
+            .option(ChannelOption.SO_SNDBUF, SOCKET_BUFFER)
             .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(4 << 20, 16 << 20))
             .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, config.startupTimeoutMillis()))
             .handler(new ChannelInitializer<SocketChannel>() {

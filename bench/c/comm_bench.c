@@ -1,0 +1,57 @@
+/* The C counterpart of org.pario.bench.CommBench: same operations, sizes, repetitions and output format.
+ * Build and run: mpicc -O2 -o comm_bench comm_bench.c && mpiexec -n 4 ./comm_bench */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static int cmp(const void *a, const void *b) {
+    double x = *(const double *) a, y = *(const double *) b;
+    return x < y ? -1 : x > y;
+}
+
+#define TIME(REPS, OP) ({                                                  \
+    int reps_ = (REPS);                                                    \
+    for (int i = 0; i < (reps_ < 50 ? reps_ : 50); i++) { OP; }            \
+    double *t_ = malloc(sizeof(double) * reps_);                           \
+    for (int i = 0; i < reps_; i++) {                                      \
+        MPI_Barrier(MPI_COMM_WORLD);                                       \
+        double t0 = MPI_Wtime(); OP; t_[i] = (MPI_Wtime() - t0) * 1e6;     \
+    }                                                                      \
+    qsort(t_, reps_, sizeof(double), cmp);                                 \
+    double med_ = t_[reps_ / 2], max_;                                     \
+    free(t_);                                                              \
+    MPI_Allreduce(&med_, &max_, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);   \
+    max_; })
+
+static void report(int rank, const char *op, long bytes, double us) {
+    if (rank != 0) return;
+    if (bytes >= 65536) printf("%-10s %10ld B %12.1f us %10.1f\n", op, bytes, us, bytes / us * 1e6 / (1 << 20));
+    else printf("%-10s %10ld B %12.1f us \n", op, bytes, us);
+}
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    int rank, n;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    if (rank == 0) printf("# %s, %d ranks\n", argc > 1 ? argv[1] : "C MPI", n);
+    report(rank, "barrier", 0, TIME(2000, MPI_Barrier(MPI_COMM_WORLD)));
+    long sizes[] = {8, 65536, 1 << 20, 16 << 20, 64 << 20};
+    for (int k = 0; k < 5; k++) {
+        long size = sizes[k];
+        int count = (int) (size / 8);
+        double *a = calloc(count, 8), *b = calloc(count, 8), *all = calloc((size_t) count * n, 8);
+        int reps = size <= 65536 ? 2000 : size <= (1 << 20) ? 100 : 10;
+        report(rank, "bcast", size, TIME(reps, MPI_Bcast(a, count, MPI_DOUBLE, 0, MPI_COMM_WORLD)));
+        report(rank, "allreduce", size, TIME(reps, MPI_Allreduce(a, b, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD)));
+        report(rank, "gather", size, TIME(reps, MPI_Gather(a, count, MPI_DOUBLE, all, count, MPI_DOUBLE, 0,
+            MPI_COMM_WORLD)));
+        int per = count / n > 0 ? count / n : 1;
+        double *s = calloc((size_t) per * n, 8), *r = calloc((size_t) per * n, 8);
+        report(rank, "alltoall", size, TIME(reps, MPI_Alltoall(s, per, MPI_DOUBLE, r, per, MPI_DOUBLE,
+            MPI_COMM_WORLD)));
+        free(a); free(b); free(all); free(s); free(r);
+    }
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,77 @@
+package org.pario.bench;
+
+import java.util.Locale;
+
+import org.pario.comm.Communicator;
+import org.pario.comm.Op;
+import org.pario.comm.Pario;
+import org.pario.datatypes.Datatype;
+
+/**
+ * Latency and bandwidth of collectives between ranks in separate JVMs over TCP: barrier, bcast, allreduce,
+ * gather and alltoall, from 8 B to 64 MiB per rank. Run under {@code pario launch -n N} (or mpiexec); rank 0
+ * prints one line per (operation, size): the median time of an operation in microseconds and, for sizes of
+ * 64 KiB and more, the bandwidth in MiB/s (bytes per rank divided by the time). The same table format as
+ * {@code bench/c/comm_bench.c}, so the two can be compared line by line.
+ */
+public final class CommBench {
+    private static final long[] SIZES = {8, 65536, 1 << 20, 16 << 20, 64 << 20};
+
+    private CommBench() {
+    }
+
+    public static void main(final String[] args) {
+        try (Communicator world = Pario.init()) {
+            final int me = world.rank();
+            final int n = world.size();
+            if (me == 0) {
+                System.out.printf(Locale.ROOT, "# Pario, %d ranks over TCP%n", n);
+            }
+            report(world, "barrier", 0, time(world, 2000, () -> world.barrier()));
+            for (final long size : SIZES) {
+                final int count = (int) (size / 8);
+                final double[] a = new double[count];
+                final double[] b = new double[count];
+                final int reps = size <= 65536 ? 2000 : size <= (1 << 20) ? 100 : 10;
+                report(world, "bcast", size, time(world, reps, () -> world.bcast(a, count, Datatype.DOUBLE, 0)));
+                report(world, "allreduce", size,
+                    time(world, reps, () -> world.allreduce(a, b, count, Datatype.DOUBLE, Op.SUM)));
+                final double[] all = new double[count * n];
+                report(world, "gather", size, time(world, reps,
+                    () -> world.gather(a, count, Datatype.DOUBLE, all, count, Datatype.DOUBLE, 0)));
+                final int per = Math.max(1, count / n);
+                final double[] s = new double[per * n];
+                final double[] r = new double[per * n];
+                report(world, "alltoall", size, time(world, reps,
+                    () -> world.alltoall(s, per, Datatype.DOUBLE, r, per, Datatype.DOUBLE)));
+            }
+        }
+    }
+
+    /** @return the median time of one operation in microseconds, agreed by all ranks (their maximum) */
+    private static double time(final Communicator world, final int reps, final Runnable op) {
+        for (int i = 0; i < Math.min(reps, 50); i++) {
+            op.run();
+        }
+        final double[] t = new double[reps];
+        for (int i = 0; i < reps; i++) {
+            world.barrier();
+            final long t0 = System.nanoTime();
+            op.run();
+            t[i] = (System.nanoTime() - t0) / 1000.0;
+        }
+        java.util.Arrays.sort(t);
+        final double[] median = {t[reps / 2]};
+        final double[] max = new double[1];
+        world.allreduce(median, max, 1, Datatype.DOUBLE, Op.MAX);
+        return max[0];
+    }
+
+    private static void report(final Communicator world, final String op, final long bytes, final double micros) {
+        if (world.rank() != 0) {
+            return;
+        }
+        final String bw = bytes >= 65536 ? String.format(Locale.ROOT, "%10.1f", bytes / micros * 1e6 / (1 << 20)) : "";
+        System.out.printf(Locale.ROOT, "%-10s %10d B %12.1f us %s%n", op, bytes, micros, bw);
+    }
+}
