@@ -18,8 +18,9 @@ import org.pario.datatypes.Packer;
  * message carries a tag made of the call's sequence number and the algorithm's step, so concurrent collectives
  * never mix. Algorithms: dissemination barrier; binomial-tree broadcast and (commutative) reduce; rank-ordered
  * reduce for non-commutative operations; linear gather(v)/scatter(v) at the root; ring allgather(v);
- * pairwise-exchange alltoall(v/w); allreduce as reduce then broadcast, so every rank gets bitwise the same
- * result; reduce-scatter as reduce then scatter; scan as a chain. Non-power-of-two sizes need no special case.
+ * pairwise-exchange alltoall(v/w); allreduce by recursive doubling (small data) or ring reduce-scatter and
+ * allgather (large data, see {@link CollectiveTuning}), reduce then broadcast for non-commutative operations,
+ * every rank getting bitwise the same result; reduce-scatter as reduce then scatter; scan as a chain.
  */
 final class Collectives {
     private Collectives() {
@@ -357,16 +358,133 @@ final class Collectives {
         }
     }
 
+    /**
+     * Allreduce. Commutative operations: recursive doubling for small data, a ring reduce-scatter then a ring
+     * allgather from {@link CollectiveTuning#allreduceRingMinBytes()} on. Non-commutative operations: reduce in
+     * rank order to rank 0, then broadcast. Every algorithm gives every rank bitwise the same result: partners
+     * always combine the lower group's value on the left, and each block of the ring is computed by one rank.
+     */
     static void allreduce(final Communicator c, final int seq, final Object sendbuf, final Object recvbuf,
                           final long count, final Datatype type, final Op op) {
         Checks.count("count", count);
         final Reductions.Element e = Reductions.element(op, type, count);
-        byte[] result = reduceToRoot(c, seq, operand(sendbuf, recvbuf, count, type), e, op, 0);
-        if (result == null) {
-            result = new byte[Math.toIntExact(Packer.packedSize(type, count, DataRepresentation.NATIVE))];
+        final byte[] own = operand(sendbuf, recvbuf, count, type);
+        final int n = c.size();
+        byte[] result;
+        if (!op.commutative() || n == 1) {
+            result = reduceToRoot(c, seq, own, e, op, 0);
+            if (result == null) {
+                result = new byte[own.length];
+            }
+            bcast(c, seq, result, result.length, Datatype.BYTE, 0);
+        } else if (own.length >= CollectiveTuning.DEFAULT.allreduceRingMinBytes() && e.count() >= n) {
+            result = ringAllreduce(c, seq, own, e, op);
+        } else {
+            result = recursiveDoubling(c, seq, own, e, op);
         }
-        bcast(c, seq, result, result.length, Datatype.BYTE, 0);
         Packer.unpack(result, memory("recvbuf", recvbuf), type, count);
+    }
+
+    /**
+     * Recursive doubling; with a non-power-of-two size, the first {@code 2 * (n - pof2)} ranks fold in pairs
+     * first (odd ranks give their data to the even rank before them and get the result back at the end).
+     */
+    private static byte[] recursiveDoubling(final Communicator c, final int seq, final byte[] own,
+                                            final Reductions.Element e, final Op op) {
+        final int n = c.size();
+        final int me = c.rank;
+        int pof2 = 1;
+        while (pof2 * 2 <= n) {
+            pof2 *= 2;
+        }
+        final int extra = n - pof2;
+        byte[] acc = own;
+        int newRank;
+        if (me < 2 * extra) {
+            if (me % 2 == 1) {
+                sendBytes(c, acc, me - 1, tag(seq, 4));
+                newRank = -1;
+            } else {
+                final byte[] right = recvBytes(c, acc.length, me + 1, tag(seq, 4));
+                Op.combine(op, ByteBuffer.wrap(acc.clone()), ByteBuffer.wrap(right), e);
+                acc = right;
+                newRank = me / 2;
+            }
+        } else {
+            newRank = me - extra;
+        }
+        if (newRank >= 0) {
+            for (int mask = 1, step = 5; mask < pof2; mask <<= 1, step++) {
+                final int partnerNew = newRank ^ mask;
+                final int partner = partnerNew < extra ? partnerNew * 2 : partnerNew + extra;
+                final Request<Status> r;
+                final byte[] theirs = new byte[acc.length];
+                r = irecv(c, Memory.of(theirs), theirs.length, Datatype.BYTE, partner, tag(seq, step));
+                sendBytes(c, acc, partner, tag(seq, step));
+                r.join();
+                // the lower group's value is always the left operand, so both partners compute the same bits
+                if (partnerNew < newRank) {
+                    Op.combine(op, ByteBuffer.wrap(theirs), ByteBuffer.wrap(acc = acc.clone()), e);
+                } else {
+                    Op.combine(op, ByteBuffer.wrap(acc), ByteBuffer.wrap(theirs), e);
+                    acc = theirs;
+                }
+            }
+        }
+        if (me < 2 * extra) {
+            if (me % 2 == 0) {
+                sendBytes(c, acc, me + 1, tag(seq, 40));
+            } else {
+                acc = recvBytes(c, own.length, me - 1, tag(seq, 40));
+            }
+        }
+        return acc;
+    }
+
+    /**
+     * Ring allreduce: the data is cut into n blocks of whole elements; n - 1 reduce-scatter steps leave rank i
+     * with the reduction of block (i + 1) mod n, then n - 1 allgather steps pass the reduced blocks around.
+     */
+    private static byte[] ringAllreduce(final Communicator c, final int seq, final byte[] own,
+                                        final Reductions.Element e, final Op op) {
+        final int n = c.size();
+        final int me = c.rank;
+        final long elementSize = e.size();
+        final long elements = e.count();
+        final int[] start = new int[n + 1];
+        for (int b = 0; b <= n; b++) {
+            start[b] = (int) (elements * b / n * elementSize);
+        }
+        final byte[] acc = own.clone();
+        final int right = (me + 1) % n;
+        final int left = (me - 1 + n) % n;
+        for (int step = 0; step < n - 1; step++) {
+            final int sendBlock = (me - step + n) % n;
+            final int recvBlock = (me - step - 1 + n) % n;
+            final int rlen = start[recvBlock + 1] - start[recvBlock];
+            final byte[] incoming = new byte[rlen];
+            final Request<Status> r = irecv(c, Memory.of(incoming), rlen, Datatype.BYTE, left, tag(seq, 6));
+            send(c, Memory.of(acc).at(start[sendBlock]), start[sendBlock + 1] - start[sendBlock], Datatype.BYTE,
+                right, tag(seq, 6));
+            r.join();
+            final Reductions.Element part = new Reductions.Element(e.type(), rlen / elementSize);
+            // block k is combined in the fixed order k, k+1, ... around the ring, by one rank per step, so the
+            // finished block (then copied to every rank) has the same bits everywhere
+            final byte[] local = java.util.Arrays.copyOfRange(acc, start[recvBlock], start[recvBlock] + rlen);
+            Op.combine(op, ByteBuffer.wrap(incoming), ByteBuffer.wrap(local), part);
+            System.arraycopy(local, 0, acc, start[recvBlock], rlen);
+        }
+        for (int step = 0; step < n - 1; step++) {
+            final int sendBlock = (me + 1 - step + n) % n;
+            final int recvBlock = (me - step + n) % n;
+            final int rlen = start[recvBlock + 1] - start[recvBlock];
+            final Request<Status> r = irecv(c, Memory.of(acc).at(start[recvBlock]), rlen, Datatype.BYTE, left,
+                tag(seq, 7));
+            send(c, Memory.of(acc).at(start[sendBlock]), start[sendBlock + 1] - start[sendBlock], Datatype.BYTE,
+                right, tag(seq, 7));
+            r.join();
+        }
+        return acc;
     }
 
     static void reduceScatter(final Communicator c, final int seq, final Object sendbuf, final Object recvbuf,

@@ -150,6 +150,33 @@ class CollectivesTest {
         }
     }
 
+    @ParameterizedTest(name = "{0}, {1} ranks")
+    @MethodSource("transportsAndRanks")
+    void largeAllreducesTakeTheRingAndStayExactAndIdentical(final Transport transport, final int n) {
+        // 70,000 doubles = 560 KB, above the ring threshold; integers keep sums exact
+        final int count = 70_000;
+        final java.util.List<double[]> results = transport.call(n, world -> {
+            final double[] x = new double[count];
+            for (int k = 0; k < count; k++) {
+                x[k] = world.rank() * 3 + k % 1000;
+            }
+            final double[] sum = new double[count];
+            world.allreduce(x, sum, count, Datatype.DOUBLE, Op.SUM);
+            for (int k = 0; k < count; k++) {
+                assertEquals(3.0 * n * (n - 1) / 2 + (double) n * (k % 1000), sum[k], "element " + k);
+            }
+            final double[] noisy = new double[count];
+            for (int k = 0; k < count; k++) {
+                noisy[k] = Math.sin(world.rank() * 31.0 + k) * 1e12 + 1e-9 * k;
+            }
+            world.allreduce(Communicator.IN_PLACE, noisy, count, Datatype.DOUBLE, Op.SUM);
+            return noisy;
+        });
+        for (int r = 1; r < n; r++) {
+            assertArrayEquals(results.get(0), results.get(r), "rank " + r + " has the same bits as rank 0");
+        }
+    }
+
     static java.util.stream.IntStream rankCounts() {
         return java.util.stream.IntStream.rangeClosed(1, 7);
     }
