@@ -38,7 +38,8 @@ import org.pario.ParioException;
  * (ranks started by one mpiexec on one host share it). The token is {@code PARIO_TOKEN}, else derived from the
  * job name, so ranks of another job are refused. {@code PARIO_BIND} chooses the interface to bind (default all,
  * advertised as {@code PARIO_HOST} or this host's name), {@code PARIO_STARTUP_TIMEOUT} the start-up bound in
- * seconds (default 60).
+ * seconds (default 60), {@code PARIO_FAILURE_TIMEOUT} how many seconds a silent peer may stay silent before
+ * it counts as failed (default 10; idle connections carry heartbeats at a fifth of it).
  *
  * @param rank           this rank
  * @param size           number of ranks
@@ -49,9 +50,11 @@ import org.pario.ParioException;
  * @param bindHost       the interface to bind
  * @param advertisedHost how other ranks reach this one
  * @param startupTimeout how long start-up may take
+ * @param failureTimeout how long a silent peer (no message, no heartbeat) may stay silent before it counts as
+ *                       failed; bounds how long any operation can wait on a hung or unreachable rank
  */
 public record Bootstrap(int rank, int size, String coordinator, Path rendezvousDir, String job, String token,
-                        String bindHost, String advertisedHost, Duration startupTimeout) {
+                        String bindHost, String advertisedHost, Duration startupTimeout, Duration failureTimeout) {
     /** Validates the fields. */
     public Bootstrap {
         if (size < 1 || rank < 0 || rank >= size) {
@@ -61,6 +64,15 @@ public record Bootstrap(int rank, int size, String coordinator, Path rendezvousD
         Objects.requireNonNull(job, "job");
         Objects.requireNonNull(token, "token");
         Objects.requireNonNull(startupTimeout, "startupTimeout");
+        Objects.requireNonNull(failureTimeout, "failureTimeout");
+    }
+
+    /** The defaults for what the environment does not say: 60 s to start, 10 s of silence before a failure. */
+    public Bootstrap(final int rank, final int size, final String coordinator, final Path rendezvousDir,
+                     final String job, final String token, final String bindHost, final String advertisedHost,
+                     final Duration startupTimeout) {
+        this(rank, size, coordinator, rendezvousDir, job, token, bindHost, advertisedHost, startupTimeout,
+            Duration.ofSeconds(10));
     }
 
     /** @return the bootstrap described by this process's environment */
@@ -112,7 +124,10 @@ public record Bootstrap(int rank, int size, String coordinator, Path rendezvousD
             host = bind.equals("0.0.0.0") ? localHostName() : bind;
         }
         final long timeout = env.get("PARIO_STARTUP_TIMEOUT") == null ? 60 : integer(env, "PARIO_STARTUP_TIMEOUT");
-        return new Bootstrap(rank, size, coordinator, dir, job, token, bind, host, Duration.ofSeconds(timeout));
+        final Duration failure = env.get("PARIO_FAILURE_TIMEOUT") == null ? Duration.ofSeconds(10)
+            : Duration.ofMillis(Math.round(1000 * decimal(env, "PARIO_FAILURE_TIMEOUT")));
+        return new Bootstrap(rank, size, coordinator, dir, job, token, bind, host, Duration.ofSeconds(timeout),
+            failure);
     }
 
     private static int integer(final Map<String, String> env, final String name) {
@@ -120,6 +135,19 @@ public record Bootstrap(int rank, int size, String coordinator, Path rendezvousD
             return Integer.parseInt(env.get(name).trim());
         } catch (NumberFormatException e) {
             throw ParioException.argument("environment variable " + name + " must be an integer, got '"
+                + env.get(name) + "'");
+        }
+    }
+
+    private static double decimal(final Map<String, String> env, final String name) {
+        try {
+            final double v = Double.parseDouble(env.get(name).trim());
+            if (v <= 0) {
+                throw new NumberFormatException();
+            }
+            return v;
+        } catch (NumberFormatException e) {
+            throw ParioException.argument("environment variable " + name + " must be a positive number of seconds, got '"
                 + env.get(name) + "'");
         }
     }

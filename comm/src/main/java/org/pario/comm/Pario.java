@@ -42,7 +42,8 @@ public final class Pario {
     public static Communicator init(final Bootstrap b) {
         final TcpFabric fabric = TcpFabric.start(new TcpConfig(b.rank(), b.size(),
             b.token().getBytes(java.nio.charset.StandardCharsets.UTF_8), b.coordinatorBind(), b::lookup, b::publish,
-            b.bindHost(), b.advertisedHost(), b.startupTimeout().toMillis(), MAX_MESSAGE));
+            b.bindHost(), b.advertisedHost(), b.startupTimeout().toMillis(), MAX_MESSAGE,
+            Math.max(1, b.failureTimeout().toMillis() / 5), b.failureTimeout().toMillis()));
         if (b.rank() == 0) {
             b.unpublish();
         }

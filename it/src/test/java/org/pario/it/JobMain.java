@@ -24,6 +24,28 @@ public final class JobMain {
         try (Communicator world = Pario.init()) {
             rank = world.rank();
             final int n = world.size();
+            if (mode.equals("stop")) {
+                // rank 1 reports its pid; the test stops it (SIGSTOP); the others must fail on the heartbeat
+                final long t0 = System.nanoTime();
+                try {
+                    world.barrier();
+                    if (rank == 1) {
+                        System.out.println("pid " + ProcessHandle.current().pid());
+                        System.out.flush();
+                    }
+                    for (int i = 0; i < 1_000_000; i++) {
+                        final long[] out = new long[1];
+                        world.allreduce(new long[] {rank}, out, 1, Datatype.LONG, Op.SUM);
+                    }
+                    System.out.println("rank " + rank + " ok: no failure seen");
+                } catch (ParioException e) {
+                    System.out.println("rank " + rank + " failed after " + (System.nanoTime() - t0) / 1_000_000
+                        + " ms: " + e.getMessage());
+                    System.out.flush();
+                    Runtime.getRuntime().halt(3);
+                }
+                return;
+            }
             if (mode.equals("die")) {
                 final long t0 = System.nanoTime();
                 try {

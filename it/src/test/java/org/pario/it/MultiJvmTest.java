@@ -39,6 +39,7 @@ class MultiJvmTest {
             pb.environment().put("PARIO_RENDEZVOUS_DIR", rendezvous.toString());
             pb.environment().put("PARIO_BIND", "127.0.0.1");
             pb.environment().put("PARIO_STARTUP_TIMEOUT", "60");
+            pb.environment().put("PARIO_FAILURE_TIMEOUT", "2");
             ranks.add(pb.start());
         }
         return ranks;
@@ -75,6 +76,31 @@ class MultiJvmTest {
             assertTrue(m.group(3).contains("rank 2"), "the error names the lost rank: " + m.group(3));
             assertTrue(Long.parseLong(m.group(2)) < 10_000, "failed within 10 s: " + m.group(2) + " ms");
             assertEquals(3, ranks.get(r).exitValue());
+        }
+    }
+
+    @Test
+    void aStoppedRankIsDeclaredFailedWhenItsHeartbeatsStop() throws Exception {
+        final List<Process> ranks = start(3, "stop");
+        final java.io.BufferedReader rank1 = new java.io.BufferedReader(
+            new java.io.InputStreamReader(ranks.get(1).getInputStream(), StandardCharsets.UTF_8));
+        final String line = rank1.readLine();
+        assertTrue(line != null && line.startsWith("pid "), "rank 1 printed: " + line);
+        final long pid = ranks.get(1).pid();
+        // freeze rank 1: its connections stay open, but it sends nothing, not even heartbeats
+        new ProcessBuilder("kill", "-STOP", Long.toString(pid)).start().waitFor();
+        try {
+            final Pattern failed = Pattern.compile("rank (\\d) failed after (\\d+) ms: (.*)");
+            for (final int r : new int[] {0, 2}) {
+                final String out = output(ranks.get(r));
+                final Matcher m = failed.matcher(out);
+                assertTrue(m.find(), "rank " + r + " printed:\n" + out);
+                assertTrue(m.group(3).contains("rank 1"), m.group(3));
+                assertTrue(Long.parseLong(m.group(2)) < 10_000, "failed within 10 s: " + m.group(2) + " ms");
+            }
+        } finally {
+            ranks.get(1).destroyForcibly();
+            new ProcessBuilder("kill", "-CONT", Long.toString(pid)).start().waitFor();
         }
     }
 

@@ -20,6 +20,7 @@ import org.pario.comm.internal.MessageAccess;
  * HELLO  magic:int 1:byte rank:int tokenLength:short token:bytes     first frame of every connection
  * DATA   magic:int 2:byte context:int source:int tag:int typeLength:short type:utf8 length:long payload:bytes
  * BYE    magic:int 3:byte                                             the sender is finishing normally
+ * BEAT   magic:int 4:byte                                             the sender is alive (sent when idle)
  * </pre>
  * All integers are big-endian. The decoder never aggregates a payload in Netty buffers: it copies it straight
  * into the message's own chunks as bytes arrive, so a message costs its size once whatever its length.
@@ -29,6 +30,7 @@ final class Frames {
     static final byte HELLO = 1;
     static final byte DATA = 2;
     static final byte BYE = 3;
+    static final byte HEARTBEAT = 4;
     /** Longest basic-type name or token accepted. */
     static final int MAX_SHORT_FIELD = 1024;
 
@@ -41,6 +43,14 @@ final class Frames {
 
     /** A peer's announcement that it finishes normally. */
     record Bye() {
+    }
+
+    /** A peer's sign of life on an idle connection. */
+    record Heartbeat() {
+    }
+
+    static ByteBuf heartbeat(final ByteBufAllocator alloc) {
+        return alloc.buffer(5).writeInt(MAGIC).writeByte(HEARTBEAT);
     }
 
     static ByteBuf hello(final ByteBufAllocator alloc, final int rank, final byte[] token) {
@@ -120,6 +130,7 @@ final class Frames {
                         out.add(new Hello(rank, token));
                     }
                     case BYE -> out.add(new Bye());
+                    case HEARTBEAT -> out.add(new Heartbeat());
                     case DATA -> {
                         if (in.readableBytes() < 14) {
                             in.resetReaderIndex();

@@ -17,10 +17,13 @@ import java.util.function.Supplier;
  * @param advertisedHost       the host name or address the other ranks use to reach this one
  * @param startupTimeoutMillis how long start-up may take before it fails
  * @param maxMessageBytes      the largest message accepted from a peer
+ * @param heartbeatMillis      a connection idle this long carries a heartbeat
+ * @param failureTimeoutMillis a peer silent this long (no data, no heartbeat) is declared failed
  */
 public record TcpConfig(int rank, int size, byte[] token, InetSocketAddress coordinator,
                         Supplier<InetSocketAddress> coordinatorLookup, Consumer<InetSocketAddress> onCoordinatorBound,
-                        String bindHost, String advertisedHost, long startupTimeoutMillis, long maxMessageBytes) {
+                        String bindHost, String advertisedHost, long startupTimeoutMillis, long maxMessageBytes,
+                        long heartbeatMillis, long failureTimeoutMillis) {
     InetSocketAddress resolveCoordinator() {
         return coordinatorLookup == null ? coordinator : coordinatorLookup.get();
     }

@@ -24,6 +24,9 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.timeout.IdleState;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.AttributeKey;
 import org.pario.ErrorCategory;
 import org.pario.ParioException;
@@ -88,7 +91,9 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(final SocketChannel ch) {
-                        ch.pipeline().addLast(new Frames.Decoder(config.maxMessageBytes()), new Inbound());
+                        ch.pipeline().addLast(
+                            new IdleStateHandler(config.failureTimeoutMillis(), 0, 0, TimeUnit.MILLISECONDS),
+                            new Frames.Decoder(config.maxMessageBytes()), new Inbound(config.failureTimeoutMillis()));
                     }
                 });
             server = sb.bind(config.bindHost(), 0).syncUninterruptibly().channel();
@@ -139,7 +144,8 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
             .handler(new ChannelInitializer<SocketChannel>() {
                 @Override
                 protected void initChannel(final SocketChannel ch) {
-                    ch.pipeline().addLast(new Outbound());
+                    ch.pipeline().addLast(new IdleStateHandler(0, config.heartbeatMillis(), 0, TimeUnit.MILLISECONDS),
+                        new Outbound());
                 }
             });
         final ChannelFuture[] pending = new ChannelFuture[table.length];
@@ -222,8 +228,30 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         return (InetSocketAddress) server.localAddress();
     }
 
-    /** Receives on a connection a peer opened: its hello, then messages, then perhaps its goodbye. */
+    /**
+     * Receives on a connection a peer opened: its hello, then messages and heartbeats, then perhaps its goodbye.
+     * Silence longer than the failure timeout (the peer hangs, is stopped, or the network drops its traffic)
+     * fails the peer.
+     */
     private final class Inbound extends SimpleChannelInboundHandler<Object> {
+        private final long timeoutMillis;
+
+        Inbound(final long timeoutMillis) {
+            this.timeoutMillis = timeoutMillis;
+        }
+
+        @Override
+        public void userEventTriggered(final ChannelHandlerContext ctx, final Object evt) {
+            if (evt instanceof IdleStateEvent e && e.state() == IdleState.READER_IDLE) {
+                final Integer peer = ctx.channel().attr(PEER).get();
+                if (peer != null && !closed.get() && !departed(peer)) {
+                    depart(peer, new IOException("no message or heartbeat from rank " + peer + " for "
+                        + timeoutMillis + " ms (it hangs, was stopped, or the network drops its traffic)"));
+                }
+                ctx.close();
+            }
+        }
+
         @Override
         protected void channelRead0(final ChannelHandlerContext ctx, final Object msg) {
             final Integer peer = ctx.channel().attr(PEER).get();
@@ -242,6 +270,8 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
             }
             if (msg instanceof Message m) {
                 endpoint.deliver(m);
+            } else if (msg instanceof Frames.Heartbeat) {
+                return;
             } else if (msg instanceof Frames.Bye) {
                 ctx.channel().attr(SAID_BYE).set(true);
                 depart(peer, null);
@@ -274,6 +304,13 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         @Override
         protected void channelRead0(final ChannelHandlerContext ctx, final Object msg) {
             // peers never write on connections we opened
+        }
+
+        @Override
+        public void userEventTriggered(final ChannelHandlerContext ctx, final Object evt) {
+            if (evt instanceof IdleStateEvent e && e.state() == IdleState.WRITER_IDLE && !closed.get()) {
+                ctx.writeAndFlush(Frames.heartbeat(ctx.alloc()));
+            }
         }
 
         @Override
