@@ -60,8 +60,19 @@ final class LaunchCommand implements Callable<Integer> {
         if (ranks < 1) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "-n must be >= 1, got " + ranks);
         }
-        final PrintWriter out = spec.commandLine().getOut();
-        final PrintWriter err = spec.commandLine().getErr();
+        return launch(ranks, bind, startupTimeout, command, spec.commandLine().getOut(), spec.commandLine().getErr(),
+            false);
+    }
+
+    /**
+     * Starts {@code ranks} processes of {@code command} as one job and waits for them.
+     *
+     * @param onlyRankZero forward only rank 0's standard output, without prefix (for reports)
+     * @return the first non-zero exit status, or 0
+     */
+    static int launch(final int ranks, final String bind, final int startupTimeout, final List<String> command,
+                      final PrintWriter out, final PrintWriter err, final boolean onlyRankZero)
+        throws IOException, InterruptedException {
         final Path dir = Files.createTempDirectory("pario-launch-");
         final byte[] secret = new byte[24];
         new SecureRandom().nextBytes(secret);
@@ -87,7 +98,7 @@ final class LaunchCommand implements Callable<Integer> {
                 }
                 processes.add(p);
                 final int rank = r;
-                pumps.add(pump(p.getInputStream(), out, rank));
+                pumps.add(pump(p.getInputStream(), out, onlyRankZero ? (rank == 0 ? -1 : -2) : rank));
                 pumps.add(pump(p.getErrorStream(), err, rank));
                 p.onExit().thenAccept(done -> exits.add(new int[] {rank, done.exitValue()}));
             }
@@ -127,13 +138,17 @@ final class LaunchCommand implements Callable<Integer> {
         }
     }
 
+    /** Forwards lines with a {@code [rank]} prefix; rank -1 forwards without prefix, -2 drops them. */
     private static Thread pump(final InputStream in, final PrintWriter to, final int rank) {
         final Thread t = new Thread(() -> {
             try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
                 String line;
                 while ((line = r.readLine()) != null) {
+                    if (rank == -2) {
+                        continue;
+                    }
                     synchronized (to) {
-                        to.println("[" + rank + "] " + line);
+                        to.println(rank == -1 ? line : "[" + rank + "] " + line);
                         to.flush();
                     }
                 }

@@ -177,6 +177,48 @@ class CollectivesTest {
         }
     }
 
+    static java.util.stream.Stream<Arguments> largeShapes() {
+        return java.util.stream.Stream.of(Transport.values())
+            .flatMap(t -> java.util.stream.Stream.of(2, 3, 5).map(n -> Arguments.of(t, n)));
+    }
+
+    /** Several MiB per rank through every data-moving collective. */
+    @ParameterizedTest(name = "{0}, {1} ranks")
+    @MethodSource("largeShapes")
+    void severalMebibytesPerRankThroughEveryCollective(final Transport transport, final int n) {
+        final int count = 3 << 17;
+        transport.run(n, world -> {
+            final int me = world.rank();
+            final double[] mine = data(me, count);
+            final double[] b = me == 1 ? mine.clone() : new double[count];
+            world.bcast(b, count, Datatype.DOUBLE, 1);
+            assertEquals(value(1, count - 1), b[count - 1]);
+            final double[] all = new double[n * count];
+            world.allgather(mine, count, Datatype.DOUBLE, all, count, Datatype.DOUBLE);
+            for (int r = 0; r < n; r++) {
+                assertEquals(value(r, 12345), all[r * count + 12345]);
+            }
+            final double[] gathered = new double[n * count];
+            world.gather(mine, count, Datatype.DOUBLE, gathered, count, Datatype.DOUBLE, n - 1);
+            if (me == n - 1) {
+                assertEquals(value(0, count - 1), gathered[count - 1]);
+            }
+            final double[] part = new double[count];
+            world.scatter(all, count, Datatype.DOUBLE, part, count, Datatype.DOUBLE, 0);
+            assertArrayEquals(mine, part);
+            final int per = count / n;
+            final double[] send = data(me, per * n);
+            final double[] recv = new double[per * n];
+            world.alltoall(send, per, Datatype.DOUBLE, recv, per, Datatype.DOUBLE);
+            for (int r = 0; r < n; r++) {
+                assertEquals(value(r, me * per + per - 1), recv[r * per + per - 1]);
+            }
+            final double[] max = new double[count];
+            world.allreduce(mine, max, count, Datatype.DOUBLE, Op.MAX);
+            assertEquals(value(n - 1, 777), max[777]);
+        });
+    }
+
     static java.util.stream.IntStream rankCounts() {
         return java.util.stream.IntStream.rangeClosed(1, 7);
     }

@@ -1,4 +1,4 @@
-package org.pario.bench;
+package org.pario.cli;
 
 import java.util.Locale;
 
@@ -8,19 +8,20 @@ import org.pario.comm.Pario;
 import org.pario.datatypes.Datatype;
 
 /**
- * Latency and bandwidth of collectives between ranks in separate JVMs over TCP: barrier, bcast, allreduce,
- * gather and alltoall, from 8 B to 64 MiB per rank. Run under {@code pario launch -n N} (or mpiexec); rank 0
- * prints one line per (operation, size): the median time of an operation in microseconds and, for sizes of
- * 64 KiB and more, the bandwidth in MiB/s (bytes per rank divided by the time). The same table format as
+ * The body of {@code pario bench comm}: latency and bandwidth of collectives between ranks in separate JVMs over
+ * TCP: barrier, bcast, allreduce, gather and alltoall, from 8 B to 64 MiB per rank. Rank 0 prints one line per
+ * (operation, size): the median time of an operation in microseconds (the slowest rank's median) and, for
+ * sizes of 64 KiB and more, the bandwidth in MiB/s (bytes per rank divided by the time). The same format as
  * {@code bench/c/comm_bench.c}, so the two can be compared line by line.
  */
-public final class CommBench {
+final class CommBenchmark {
     private static final long[] SIZES = {8, 65536, 1 << 20, 16 << 20, 64 << 20};
 
-    private CommBench() {
+    private CommBenchmark() {
     }
 
-    public static void main(final String[] args) {
+    /** Runs the benchmark as one rank of a job started by a launcher. */
+    static void run() {
         try (Communicator world = Pario.init()) {
             final int me = world.rank();
             final int n = world.size();

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Collectives over TCP, side by side: MPICH, Open MPI and Pario on the same operations and sizes, for 2 and 4
+# ranks on this machine. Installs MPICH and Open MPI (apt-get) when missing. Prints one table per rank count
+# with each stack's time and Pario's time divided by the best C stack's.
+# Usage: bench/run-comm.sh [RANKS...]   (default: 2 4)
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+out="$root/bench/target/comm"
+mkdir -p "$out"
+ranks=("${@:-2 4}")
+[ $# -eq 0 ] && ranks=(2 4)
+as_root=""
+[ "$(id -u)" -ne 0 ] && as_root="sudo"
+if ! command -v mpicc.mpich >/dev/null || ! command -v mpicc.openmpi >/dev/null; then
+    $as_root apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $as_root apt-get install -y -qq mpich libmpich-dev openmpi-bin libopenmpi-dev >/dev/null
+fi
+mpicc.mpich -O2 -o "$out/comm_bench_mpich" "$root/bench/c/comm_bench.c"
+mpicc.openmpi -O2 -o "$out/comm_bench_openmpi" "$root/bench/c/comm_bench.c"
+(cd "$root" && mvn -B -q -DskipTests -pl cli -am package)
+# A stack that polls with more ranks than cores can take minutes; each run is bounded and reported as cut.
+limit=${PARIO_BENCH_LIMIT:-300}
+for n in "${ranks[@]}"; do
+    timeout "$limit" mpiexec.mpich -n "$n" -env MPIR_CVAR_NOLOCAL 1 -env UCX_TLS tcp,self \
+        "$out/comm_bench_mpich" "MPICH" > "$out/mpich-$n.txt" 2>/dev/null || true
+    timeout "$limit" mpirun.openmpi --allow-run-as-root --oversubscribe -n "$n" --mca pml ob1 --mca btl tcp,self \
+        "$out/comm_bench_openmpi" "Open MPI" > "$out/openmpi-$n.txt" 2>/dev/null || true
+    timeout "$limit" java -jar "$root/cli/target/pario.jar" bench comm -n "$n" > "$out/pario-$n.txt" 2>/dev/null || true
+    echo
+    echo "## $n ranks (times in us; MiB/s in parentheses; last column: Pario / best C stack)"
+    awk -v n="$n" '
+        { file = FILENAME ~ /\/openmpi-/ ? 2 : FILENAME ~ /\/mpich-/ ? 1 : 3 }
+        !/^(barrier|bcast|allreduce|gather|alltoall) / { next }
+        { key = $1 " " $2; keys[key] = 1; order[++count] = key
+          t[file, key] = $4; bw[file, key] = (NF >= 6 ? " (" $6 ")" : "") }
+        END {
+            printf "%-10s %10s %22s %22s %22s %8s\n", "operation", "bytes", "MPICH", "Open MPI", "Pario", "ratio"
+            for (i = 1; i <= count; i++) {
+                key = order[i]; if (seen[key]++) continue
+                split(key, k, " ")
+                best = ""
+                for (f = 1; f <= 2; f++) if (t[f, key] != "" && (best == "" || t[f, key] + 0 < best + 0)) best = t[f, key]
+                ratio = (best != "" && t[3, key] != "") ? sprintf("%.2f", t[3, key] / best) : "-"
+                printf "%-10s %10s %22s %22s %22s %8s\n", k[1], k[2],
+                    (t[1, key] == "" ? "cut" : t[1, key] bw[1, key]), (t[2, key] == "" ? "cut" : t[2, key] bw[2, key]),
+                    (t[3, key] == "" ? "cut" : t[3, key] bw[3, key]), ratio
+            }
+        }' "$out/mpich-$n.txt" "$out/openmpi-$n.txt" "$out/pario-$n.txt"
+done
