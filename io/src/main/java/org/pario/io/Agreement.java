@@ -1,0 +1,53 @@
+package org.pario.io;
+
+import java.nio.charset.StandardCharsets;
+
+import org.pario.ErrorCategory;
+import org.pario.ParioException;
+import org.pario.comm.Communicator;
+import org.pario.datatypes.Datatype;
+
+/**
+ * Makes every rank of a collective file operation end the same way: each rank reports whether it failed; if
+ * any did, the first failing rank's error is broadcast and thrown on every rank, with the same category and
+ * message, so no rank continues while another has stopped.
+ */
+final class Agreement {
+    private Agreement() {
+    }
+
+    static void agree(final Communicator comm, final Throwable local) {
+        final int n = comm.size();
+        final int[] failed = new int[n];
+        comm.allgather(new int[] {local == null ? 0 : 1}, 1, Datatype.INT, failed, 1, Datatype.INT);
+        int first = -1;
+        for (int r = 0; r < n; r++) {
+            if (failed[r] != 0) {
+                first = r;
+                break;
+            }
+        }
+        if (first < 0) {
+            return;
+        }
+        final ParioException mine = local == null ? null : asPario(local);
+        final byte[] text = mine == null ? new byte[0]
+            : (mine.category().ordinal() + ":" + mine.getMessage()).getBytes(StandardCharsets.UTF_8);
+        final int[] length = {text.length};
+        comm.bcast(length, 1, Datatype.INT, first);
+        final byte[] message = comm.rank() == first ? text : new byte[length[0]];
+        comm.bcast(message, message.length, Datatype.BYTE, first);
+        final String s = new String(message, StandardCharsets.UTF_8);
+        final int colon = s.indexOf(':');
+        final ErrorCategory category = ErrorCategory.values()[Integer.parseInt(s.substring(0, colon))];
+        final String prefix = "rank " + first + ": ";
+        throw new ParioException(category, prefix + s.substring(colon + 1), local);
+    }
+
+    static ParioException asPario(final Throwable t) {
+        if (t instanceof ParioException p) {
+            return p;
+        }
+        return new ParioException(ErrorCategory.IO, t.getMessage() == null ? t.toString() : t.getMessage(), t);
+    }
+}

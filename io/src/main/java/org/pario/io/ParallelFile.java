@@ -1,0 +1,384 @@
+package org.pario.io;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.EnumSet;
+import java.util.Set;
+
+import org.pario.ErrorCategory;
+import org.pario.ParioException;
+import org.pario.comm.Communicator;
+import org.pario.comm.Status;
+import org.pario.datatypes.Cursor;
+import org.pario.datatypes.DataRepresentation;
+import org.pario.datatypes.Datatype;
+import org.pario.datatypes.Memory;
+import org.pario.io.storage.LocalStorage;
+import org.pario.io.storage.Storage;
+
+/**
+ * A file opened by every rank of a communicator ({@code MPI_File}), seen by each rank through its
+ * {@link FileView}. Open, close, {@link #setView}, {@link #setSize}, {@link #sync} and the {@code ...All}
+ * accesses are collective: every rank calls them, and they complete on every rank or fail on every rank with the
+ * same error. Offsets and counts are in etypes of the view; all are {@code long}.
+ *
+ * <p>Data moves between memory and the file through the view in chunks: the memory side is packed (or
+ * unpacked) a chunk at a time with the memory datatype, and the file side is walked with the filetype's cursor,
+ * one positional storage access per contiguous file run. Collective accesses currently run as coordinated
+ * independent accesses; reads past the end of the file return short counts.
+ *
+ * <p>One thread per rank uses a file at a time.
+ */
+public final class ParallelFile implements AutoCloseable {
+    /** Packed bytes moved per step between memory and the file. */
+    private static final int CHUNK = 4 << 20;
+
+    private final Communicator comm;
+    private final Path path;
+    private final Set<Mode> modes;
+    private final Storage storage;
+    private FileView view = FileView.DEFAULT;
+    /** The individual file pointer, in etypes of the current view. */
+    private long pointer;
+    private boolean closed;
+
+    private ParallelFile(final Communicator comm, final Path path, final Set<Mode> modes, final Storage storage) {
+        this.comm = comm;
+        this.path = path;
+        this.modes = modes;
+        this.storage = storage;
+    }
+
+    /**
+     * {@code MPI_File_open}, collective: every rank opens the file or every rank fails with the same error.
+     *
+     * @param comm     the ranks that open it
+     * @param location a local path
+     * @param modes    exactly one of RDONLY, WRONLY, RDWR, plus any others
+     * @return the open file, with the default view (bytes from offset 0)
+     */
+    public static ParallelFile open(final Communicator comm, final String location, final Set<Mode> modes) {
+        final EnumSet<Mode> m = modes.isEmpty() ? EnumSet.noneOf(Mode.class) : EnumSet.copyOf(modes);
+        Throwable failure = null;
+        int access = 0;
+        for (final Mode a : new Mode[] {Mode.RDONLY, Mode.WRONLY, Mode.RDWR}) {
+            access += m.contains(a) ? 1 : 0;
+        }
+        if (access != 1) {
+            failure = ParioException.argument("open: modes must contain exactly one of RDONLY, WRONLY, RDWR, got " + m);
+        } else if (m.contains(Mode.RDONLY) && (m.contains(Mode.CREATE) || m.contains(Mode.EXCL))) {
+            failure = ParioException.argument("open: RDONLY cannot be combined with CREATE or EXCL, got " + m);
+        }
+        final Path path = Path.of(location);
+        Storage storage = null;
+        // rank 0 creates the file (exclusively with EXCL) before anyone else opens it
+        if (failure == null && comm.rank() == 0) {
+            try {
+                storage = new LocalStorage(path, options(m, true));
+            } catch (IOException | RuntimeException e) {
+                failure = ioError("open " + location, e);
+            }
+        }
+        agreeOrClose(comm, failure, storage);
+        if (comm.rank() != 0) {
+            try {
+                storage = new LocalStorage(path, options(m, false));
+            } catch (IOException | RuntimeException e) {
+                failure = ioError("open " + location, e);
+            }
+            agreeOrClose(comm, failure, storage);
+        } else {
+            agreeOrClose(comm, null, storage);
+        }
+        final ParallelFile f = new ParallelFile(comm, path, m, storage);
+        if (m.contains(Mode.APPEND)) {
+            try {
+                f.pointer = storage.size();
+            } catch (IOException e) {
+                throw ioError("size of " + location, e);
+            }
+        }
+        return f;
+    }
+
+    private static void agreeOrClose(final Communicator comm, final Throwable failure, final Storage storage) {
+        try {
+            Agreement.agree(comm, failure);
+        } catch (ParioException e) {
+            if (storage != null) {
+                try {
+                    storage.close();
+                } catch (IOException ignored) {
+                    e.addSuppressed(ignored);
+                }
+            }
+            throw e;
+        }
+    }
+
+    private static Set<StandardOpenOption> options(final Set<Mode> m, final boolean creator) {
+        final Set<StandardOpenOption> o = EnumSet.noneOf(StandardOpenOption.class);
+        if (m.contains(Mode.RDONLY) || m.contains(Mode.RDWR)) {
+            o.add(StandardOpenOption.READ);
+        }
+        if (m.contains(Mode.WRONLY) || m.contains(Mode.RDWR)) {
+            o.add(StandardOpenOption.WRITE);
+        }
+        if (creator && m.contains(Mode.CREATE)) {
+            o.add(m.contains(Mode.EXCL) ? StandardOpenOption.CREATE_NEW : StandardOpenOption.CREATE);
+        }
+        return o;
+    }
+
+    private static ParioException ioError(final String what, final Throwable e) {
+        if (e instanceof ParioException p) {
+            return p;
+        }
+        final String detail = e instanceof java.nio.file.FileAlreadyExistsException ? "the file exists (EXCL)"
+            : e instanceof java.nio.file.NoSuchFileException ? "no such file"
+            : e instanceof java.nio.file.AccessDeniedException ? "permission denied" : e.toString();
+        return new ParioException(ErrorCategory.IO, what + ": " + detail, e);
+    }
+
+    // ------------------------------------------------------------------ view and pointers
+
+    /**
+     * {@code MPI_File_set_view}, collective. Checks, each an error on every rank: disp {@code >= 0}; a filetype made
+     * of whole etypes; filetype displacements non-negative and non-decreasing, and not overlapping when the file
+     * is open for writing; the same data representation and etype extent on every rank. Resets the individual
+     * file pointer to 0.
+     */
+    public void setView(final long disp, final Datatype etype, final Datatype filetype, final DataRepresentation datarep) {
+        checkOpen();
+        Throwable failure = null;
+        final FileView v;
+        FileView candidate = null;
+        try {
+            candidate = new FileView(disp, etype, filetype, datarep);
+            Views.check(candidate, !modes.contains(Mode.RDONLY));
+        } catch (RuntimeException e) {
+            failure = e;
+        }
+        v = candidate;
+        Agreement.agree(comm, failure);
+        final long[] mine = {v.etype().extent(), v.datarep().ordinal()};
+        final long[] all = new long[2 * comm.size()];
+        comm.allgather(mine, 2, Datatype.LONG, all, 2, Datatype.LONG);
+        for (int r = 0; r < comm.size(); r++) {
+            if (all[2 * r] != mine[0] || all[2 * r + 1] != mine[1]) {
+                throw ParioException.argument("setView: every rank must use the same datarep and etype extent; rank "
+                    + r + " has extent " + all[2 * r] + " and " + DataRepresentation.values()[(int) all[2 * r + 1]]
+                    + ", this rank " + mine[0] + " and " + datarep);
+            }
+        }
+        view = v;
+        pointer = 0;
+    }
+
+    /** @return this rank's view */
+    public FileView view() {
+        return view;
+    }
+
+    /** @return the individual file pointer, in etypes ({@code MPI_File_get_position}) */
+    public long position() {
+        return pointer;
+    }
+
+    /**
+     * {@code MPI_File_seek} with {@code MPI_SEEK_SET}.
+     *
+     * @param offset the new individual pointer, in etypes, {@code >= 0}
+     */
+    public void seek(final long offset) {
+        if (offset < 0) {
+            throw ParioException.argument("seek: offset must be >= 0, got " + offset);
+        }
+        pointer = offset;
+    }
+
+    /**
+     * {@code MPI_File_get_byte_offset}.
+     *
+     * @param offset a view offset, in etypes
+     * @return the absolute byte offset in the file where that etype lies
+     */
+    public long byteOffset(final long offset) {
+        final long stream = Math.multiplyExact(offset, view.etype().size());
+        final long fsize = view.filetype().size();
+        if (fsize == 0) {
+            throw ParioException.argument("byteOffset: the filetype holds no data");
+        }
+        final long tiles = stream / fsize + 1;
+        final Cursor c = view.filetype().cursor(tiles).seek(stream);
+        if (!c.next()) {
+            throw new IllegalStateException("no run at stream position " + stream);
+        }
+        return view.disp() + c.offset();
+    }
+
+    // ------------------------------------------------------------------ data access
+
+    /** {@code MPI_File_write_at}: writes {@code count x type} from {@code buf} at view offset {@code offset}. */
+    public Status writeAt(final long offset, final Object buf, final long count, final Datatype type) {
+        checkOpen();
+        checkWritable();
+        return new Status(-1, -1, Views.transfer(storage, view, true, Memory.ofObject(buf), count, type, offset, CHUNK));
+    }
+
+    /** {@code MPI_File_read_at}: reads {@code count x type} into {@code buf}; short at the end of the file. */
+    public Status readAt(final long offset, final Object buf, final long count, final Datatype type) {
+        checkOpen();
+        checkReadable();
+        return new Status(-1, -1, Views.transfer(storage, view, false, Memory.ofObject(buf), count, type, offset, CHUNK));
+    }
+
+    /** {@code MPI_File_write}: at the individual pointer, which advances by the etypes written. */
+    public Status write(final Object buf, final long count, final Datatype type) {
+        final Status s = writeAt(pointer, buf, count, type);
+        pointer += s.bytes() / view.etype().size();
+        return s;
+    }
+
+    /** {@code MPI_File_read}: at the individual pointer, which advances by the etypes read. */
+    public Status read(final Object buf, final long count, final Datatype type) {
+        final Status s = readAt(pointer, buf, count, type);
+        pointer += s.bytes() / view.etype().size();
+        return s;
+    }
+
+    /** {@code MPI_File_write_at_all}, collective. */
+    public Status writeAtAll(final long offset, final Object buf, final long count, final Datatype type) {
+        return collective(() -> writeAt(offset, buf, count, type));
+    }
+
+    /** {@code MPI_File_read_at_all}, collective. */
+    public Status readAtAll(final long offset, final Object buf, final long count, final Datatype type) {
+        return collective(() -> readAt(offset, buf, count, type));
+    }
+
+    /** {@code MPI_File_write_all}, collective, at the individual pointer. */
+    public Status writeAll(final Object buf, final long count, final Datatype type) {
+        return collective(() -> write(buf, count, type));
+    }
+
+    /** {@code MPI_File_read_all}, collective, at the individual pointer. */
+    public Status readAll(final Object buf, final long count, final Datatype type) {
+        return collective(() -> read(buf, count, type));
+    }
+
+    private Status collective(final java.util.function.Supplier<Status> access) {
+        Status s = null;
+        Throwable failure = null;
+        try {
+            s = access.get();
+        } catch (RuntimeException e) {
+            failure = e;
+        }
+        Agreement.agree(comm, failure);
+        return s;
+    }
+
+    // ------------------------------------------------------------------ file-wide
+
+    /** @return the file's size in bytes ({@code MPI_File_get_size}) */
+    public long size() {
+        checkOpen();
+        try {
+            return storage.size();
+        } catch (IOException e) {
+            throw ioError("size of " + path, e);
+        }
+    }
+
+    /** {@code MPI_File_set_size}, collective: truncates or extends the file; every rank must pass the same size. */
+    public void setSize(final long size) {
+        checkOpen();
+        Throwable failure = null;
+        final long[] mine = {size};
+        final long[] min = new long[1];
+        final long[] max = new long[1];
+        comm.allreduce(mine, min, 1, Datatype.LONG, org.pario.comm.Op.MIN);
+        comm.allreduce(mine, max, 1, Datatype.LONG, org.pario.comm.Op.MAX);
+        if (min[0] != max[0]) {
+            failure = ParioException.argument("setSize: every rank must pass the same size; got " + min[0] + " to "
+                + max[0]);
+        } else if (size < 0) {
+            failure = ParioException.argument("setSize: size must be >= 0, got " + size);
+        } else if (comm.rank() == 0) {
+            try {
+                checkWritable();
+                storage.truncate(size);
+            } catch (IOException | RuntimeException e) {
+                failure = ioError("setSize of " + path, e);
+            }
+        }
+        Agreement.agree(comm, failure);
+    }
+
+    /** {@code MPI_File_sync}, collective: written data reaches stable storage on every rank. */
+    public void sync() {
+        checkOpen();
+        Throwable failure = null;
+        try {
+            storage.sync();
+        } catch (IOException e) {
+            failure = ioError("sync of " + path, e);
+        }
+        Agreement.agree(comm, failure);
+    }
+
+    /** {@code MPI_File_close}, collective; with DELETE_ON_CLOSE, rank 0 then deletes the file. Idempotent. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        Throwable failure = null;
+        try {
+            storage.close();
+        } catch (IOException e) {
+            failure = ioError("close of " + path, e);
+        }
+        Agreement.agree(comm, failure);
+        if (modes.contains(Mode.DELETE_ON_CLOSE) && comm.rank() == 0) {
+            try {
+                Files.deleteIfExists(path);
+            } catch (IOException e) {
+                failure = ioError("delete of " + path, e);
+            }
+        }
+        Agreement.agree(comm, modes.contains(Mode.DELETE_ON_CLOSE) && comm.rank() == 0 ? failure : null);
+    }
+
+    /** {@code MPI_File_delete}: deletes a file that no one has open. */
+    public static void delete(final String location) {
+        try {
+            Files.delete(Path.of(location));
+        } catch (IOException e) {
+            throw ioError("delete " + location, e);
+        }
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw ParioException.argument("the file is closed");
+        }
+    }
+
+    private void checkWritable() {
+        if (modes.contains(Mode.RDONLY)) {
+            throw ParioException.argument("the file was opened RDONLY: it cannot be written");
+        }
+    }
+
+    private void checkReadable() {
+        if (modes.contains(Mode.WRONLY)) {
+            throw ParioException.argument("the file was opened WRONLY: it cannot be read");
+        }
+    }
+
+}

@@ -1,0 +1,58 @@
+package org.pario.io.storage;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.Set;
+
+/**
+ * A file as a backend stores it. Backends declare what they can do ({@link #capabilities()}); the layers above
+ * plan around them rather than emulating what is missing. Every call moves all the bytes it is asked to (short
+ * reads and writes are looped inside), except reads past the end of the file, which return what exists.
+ *
+ * <p>Implementations are thread-safe for positional calls on distinct ranges.
+ */
+public interface Storage extends AutoCloseable {
+    /** What a backend can do. */
+    enum Capability {
+        /** Writes at any offset, in any order. */
+        POSITIONAL_WRITE,
+        /** Reads at any offset. */
+        POSITIONAL_READ,
+        /** Shrinking or growing the file. */
+        TRUNCATE,
+        /** Byte-range locks between processes. */
+        LOCK
+    }
+
+    /** @return what this backend can do */
+    Set<Capability> capabilities();
+
+    /** @return the file's size in bytes */
+    long size() throws IOException;
+
+    /**
+     * Reads {@code dst.remaining()} bytes from {@code position}, fewer only at the end of the file.
+     *
+     * @return the number of bytes read
+     */
+    long read(long position, ByteBuffer dst) throws IOException;
+
+    /** Writes all of {@code src} at {@code position}, extending the file if needed. */
+    void write(long position, ByteBuffer src) throws IOException;
+
+    /** Sets the file's size: truncates, or extends with zeros. */
+    void truncate(long size) throws IOException;
+
+    /** Forces written data to stable storage. */
+    void sync() throws IOException;
+
+    /**
+     * Locks a byte range against other processes' locks (advisory).
+     *
+     * @return the lock, to close when done
+     */
+    AutoCloseable lock(long position, long length) throws IOException;
+
+    @Override
+    void close() throws IOException;
+}
