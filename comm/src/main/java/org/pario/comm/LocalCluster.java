@@ -99,7 +99,9 @@ public final class LocalCluster {
                     failures[rank] = t;
                 } finally {
                     comm.close();
-                    fabric.depart(rank, failure);
+                    // an error every rank agreed on is an orderly end, not this rank failing on its own: the
+                    // others may still be finishing the agreement with it
+                    fabric.depart(rank, failure instanceof ParioException p && p.agreed() ? null : failure);
                 }
             }, "pario-rank-" + r);
             threads[r].setDaemon(true);

@@ -41,7 +41,7 @@ final class Agreement {
         final int colon = s.indexOf(':');
         final ErrorCategory category = ErrorCategory.values()[Integer.parseInt(s.substring(0, colon))];
         final String prefix = "rank " + first + ": ";
-        throw new ParioException(category, prefix + s.substring(colon + 1), local);
+        throw new ParioException(category, prefix + s.substring(colon + 1), local, true);
     }
 
     static ParioException asPario(final Throwable t) {

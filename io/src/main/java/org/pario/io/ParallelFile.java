@@ -39,12 +39,15 @@ public final class ParallelFile implements AutoCloseable {
     private final Path path;
     private final Set<Mode> modes;
     private final Storage storage;
+    private final Hints hints;
     private FileView view = FileView.DEFAULT;
     /** The individual file pointer, in etypes of the current view. */
     private long pointer;
     private boolean closed;
 
-    private ParallelFile(final Communicator comm, final Path path, final Set<Mode> modes, final Storage storage) {
+    private ParallelFile(final Communicator comm, final Path path, final Set<Mode> modes, final Storage storage,
+                         final Hints hints) {
+        this.hints = hints;
         this.comm = comm;
         this.path = path;
         this.modes = modes;
@@ -60,6 +63,26 @@ public final class ParallelFile implements AutoCloseable {
      * @return the open file, with the default view (bytes from offset 0)
      */
     public static ParallelFile open(final Communicator comm, final String location, final Set<Mode> modes) {
+        return open(comm, location, modes, Hints.DEFAULT);
+    }
+
+    /**
+     * {@code MPI_File_open} with hints ({@code MPI_Info}).
+     *
+     * @param comm     the ranks that open it
+     * @param location a local path
+     * @param modes    exactly one of RDONLY, WRONLY, RDWR, plus any others
+     * @param hints    tuning hints; unknown keys are kept and ignored, as MPI does
+     * @return the open file
+     */
+    public static ParallelFile open(final Communicator comm, final String location, final Set<Mode> modes,
+                                    final Hints hints) {
+        return open(comm, location, modes, hints, null);
+    }
+
+    /** Opens over a given storage (tests use this to watch the calls a view makes). */
+    static ParallelFile open(final Communicator comm, final String location, final Set<Mode> modes,
+                             final Hints hints, final java.util.function.UnaryOperator<Storage> wrap) {
         final EnumSet<Mode> m = modes.isEmpty() ? EnumSet.noneOf(Mode.class) : EnumSet.copyOf(modes);
         Throwable failure = null;
         int access = 0;
@@ -92,13 +115,21 @@ public final class ParallelFile implements AutoCloseable {
         } else {
             agreeOrClose(comm, null, storage);
         }
-        final ParallelFile f = new ParallelFile(comm, path, m, storage);
+        final ParallelFile f = new ParallelFile(comm, path, m, wrap == null ? storage : wrap.apply(storage), hints);
         if (m.contains(Mode.APPEND)) {
-            try {
-                f.pointer = storage.size();
-            } catch (IOException e) {
-                throw ioError("size of " + location, e);
+            // every rank starts at the same end of file: measured once, after every rank has opened it
+            final long[] size = new long[1];
+            Throwable sizeFailure = null;
+            if (comm.rank() == 0) {
+                try {
+                    size[0] = storage.size();
+                } catch (IOException e) {
+                    sizeFailure = ioError("size of " + location, e);
+                }
             }
+            agreeOrClose(comm, sizeFailure, storage);
+            comm.bcast(size, 1, Datatype.LONG, 0);
+            f.pointer = size[0];
         }
         return f;
     }
@@ -177,6 +208,11 @@ public final class ParallelFile implements AutoCloseable {
         pointer = 0;
     }
 
+    /** @return every hint in effect, defaults included ({@code MPI_File_get_info}) */
+    public Hints hints() {
+        return hints;
+    }
+
     /** @return this rank's view */
     public FileView view() {
         return view;
@@ -225,14 +261,16 @@ public final class ParallelFile implements AutoCloseable {
     public Status writeAt(final long offset, final Object buf, final long count, final Datatype type) {
         checkOpen();
         checkWritable();
-        return new Status(-1, -1, Views.transfer(storage, view, true, Memory.ofObject(buf), count, type, offset, CHUNK));
+        return new Status(-1, -1, Views.transfer(storage, view, true, Memory.ofObject(buf), count, type, offset, CHUNK,
+            0));
     }
 
     /** {@code MPI_File_read_at}: reads {@code count x type} into {@code buf}; short at the end of the file. */
     public Status readAt(final long offset, final Object buf, final long count, final Datatype type) {
         checkOpen();
         checkReadable();
-        return new Status(-1, -1, Views.transfer(storage, view, false, Memory.ofObject(buf), count, type, offset, CHUNK));
+        return new Status(-1, -1, Views.transfer(storage, view, false, Memory.ofObject(buf), count, type, offset, CHUNK,
+            hints.readSieveBytes()));
     }
 
     /** {@code MPI_File_write}: at the individual pointer, which advances by the etypes written. */

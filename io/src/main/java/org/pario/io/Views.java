@@ -77,7 +77,8 @@ final class Views {
      * @return the bytes moved; fewer than asked only for reads that reach the end of the file
      */
     static long transfer(final Storage storage, final FileView v, final boolean write, final Memory m,
-                         final long count, final Datatype type, final long offset, final int chunkMax) {
+                         final long count, final Datatype type, final long offset, final int chunkMax,
+                         final int sieveBytes) {
         if (count < 0) {
             throw ParioException.argument("count must be >= 0, got " + count);
         }
@@ -103,7 +104,7 @@ final class Views {
         final ByteBuffer chunk = ByteBuffer.allocate((int) Math.min(bytes, chunkMax));
         try {
             return write ? write(storage, v, file, chunk, m, count, type, bytes) : read(storage, v, file, chunk, m,
-                count, type);
+                count, type, sieveBytes);
         } catch (IOException e) {
             throw new ParioException(ErrorCategory.IO, (write ? "write" : "read") + " failed: " + e, e);
         }
@@ -135,21 +136,119 @@ final class Views {
         return bytes;
     }
 
+    /**
+     * Reads through the view with data sieving: consecutive file runs whose span fits the sieve buffer are read
+     * with one storage call, and their pieces copied out, instead of one call per run (ROMIO's
+     * {@code ind_rd_buffer_size}). Runs are non-decreasing (the view guarantees it), so a window only grows forward.
+     */
     private static long read(final Storage storage, final FileView v, final Cursor file, final ByteBuffer chunk,
-                             final Memory m, final long count, final Datatype type) throws IOException {
-        long memPos = 0;
-        int filled = 0;
-        long got = 0;
-        boolean eof = false;
-        while (!eof && file.next()) {
+                             final Memory m, final long count, final Datatype type, final int sieveBytes)
+        throws IOException {
+        final Sink sink = new Sink(chunk, m, count, type);
+        final ByteBuffer window = sieveBytes > 0 ? ByteBuffer.allocate(sieveBytes) : null;
+        long[] offsets = new long[64];
+        long[] lengths = new long[64];
+        int runs = 0;
+        long windowStart = 0;
+        boolean more = file.next();
+        while (more) {
             final long at = v.disp() + file.offset();
             final long len = file.length();
+            if (window == null || len >= window.capacity()) {
+                // a large run, or sieving off: one read straight from the file
+                final long before = sink.got;
+                if (runs > 0) {
+                    if (!flush(storage, window, windowStart, offsets, lengths, runs, sink)) {
+                        return sink.finish();
+                    }
+                    runs = 0;
+                }
+                if (!sink.readDirect(storage, at, len)) {
+                    return sink.finish();
+                }
+                more = file.next();
+                if (sink.got - before < 0) {
+                    throw new IllegalStateException();
+                }
+                continue;
+            }
+            if (runs > 0 && at + len - windowStart > window.capacity()) {
+                if (!flush(storage, window, windowStart, offsets, lengths, runs, sink)) {
+                    return sink.finish();
+                }
+                runs = 0;
+            }
+            if (runs == 0) {
+                windowStart = at;
+            }
+            if (runs == offsets.length) {
+                offsets = java.util.Arrays.copyOf(offsets, runs * 2);
+                lengths = java.util.Arrays.copyOf(lengths, runs * 2);
+            }
+            offsets[runs] = at;
+            lengths[runs] = len;
+            runs++;
+            more = file.next();
+        }
+        if (runs > 0) {
+            flush(storage, window, windowStart, offsets, lengths, runs, sink);
+        }
+        return sink.finish();
+    }
+
+    /** Reads one window and hands its runs to the sink; false once the end of the file cut a run short. */
+    private static boolean flush(final Storage storage, final ByteBuffer window, final long start, final long[] offsets,
+                                 final long[] lengths, final int runs, final Sink sink) throws IOException {
+        final long end = offsets[runs - 1] + lengths[runs - 1];
+        final long got = storage.read(start, window.clear().limit((int) (end - start)));
+        for (int i = 0; i < runs; i++) {
+            final long from = offsets[i] - start;
+            final long available = Math.max(0, Math.min(lengths[i], got - from));
+            sink.take(window, (int) from, (int) available);
+            if (available < lengths[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Collects read bytes in stream order and unpacks them into memory a chunk at a time. */
+    private static final class Sink {
+        private final ByteBuffer chunk;
+        private final Memory memory;
+        private final long count;
+        private final Datatype type;
+        private int filled;
+        private long memPos;
+        long got;
+
+        Sink(final ByteBuffer chunk, final Memory memory, final long count, final Datatype type) {
+            this.chunk = chunk;
+            this.memory = memory;
+            this.count = count;
+            this.type = type;
+        }
+
+        void take(final ByteBuffer from, final int index, final int length) {
+            int done = 0;
+            while (done < length) {
+                if (filled == chunk.capacity()) {
+                    drain();
+                }
+                final int n = Math.min(length - done, chunk.capacity() - filled);
+                chunk.put(filled, from, index + done, n);
+                filled += n;
+                done += n;
+                got += n;
+            }
+        }
+
+        /** Reads a run straight into the chunk; false if the file ended inside it. */
+        boolean readDirect(final Storage storage, final long at, final long len) throws IOException {
             long done = 0;
             while (done < len) {
                 if (filled == chunk.capacity()) {
-                    Packer.unpack(chunk, 0, filled, m, m.origin(), type, count, DataRepresentation.NATIVE, memPos);
-                    memPos += filled;
-                    filled = 0;
+                    drain();
                 }
                 final int take = (int) Math.min(len - done, chunk.capacity() - filled);
                 final long n = storage.read(at + done, chunk.slice(filled, take));
@@ -157,14 +256,23 @@ final class Views {
                 done += n;
                 got += n;
                 if (n < take) {
-                    eof = true;
-                    break;
+                    return false;
                 }
             }
+            return true;
         }
-        if (filled > 0) {
-            Packer.unpack(chunk, 0, filled, m, m.origin(), type, count, DataRepresentation.NATIVE, memPos);
+
+        private void drain() {
+            Packer.unpack(chunk, 0, filled, memory, memory.origin(), type, count, DataRepresentation.NATIVE, memPos);
+            memPos += filled;
+            filled = 0;
         }
-        return got;
+
+        long finish() {
+            if (filled > 0) {
+                drain();
+            }
+            return got;
+        }
     }
 }
