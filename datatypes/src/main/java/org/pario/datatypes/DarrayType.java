@@ -28,12 +28,13 @@ final class DarrayType extends Datatype {
     DarrayType(final long size, final long rank, final long[] gsizes, final Distribution[] distribs,
                final long[] dargs, final long[] psizes, final Order order, final Datatype oldtype) {
         this(size, rank, copy(gsizes, "gsizes"), copy(distribs), copy(dargs, "dargs"), copy(psizes, "psizes"), order,
-            oldtype, true);
+            oldtype, null);
     }
 
+    /** Lowers the (already copied) arguments; {@code unused} only tells this constructor apart. */
     private DarrayType(final long size, final long rank, final long[] gsizes, final Distribution[] distribs,
                        final long[] dargs, final long[] psizes, final Order order, final Datatype oldtype,
-                       final boolean copied) {
+                       final Void unused) {
         this(size, rank, gsizes, distribs, dargs, psizes, order, oldtype,
             lower(size, rank, gsizes, distribs, dargs, psizes, order, oldtype));
     }

@@ -26,7 +26,7 @@ final class StructType extends BlockedType {
     StructType(final long[] blocklengths, final long[] displacements, final List<Datatype> types) {
         this(Checks.notNull(WHERE, "blocklengths", blocklengths).clone(),
             Checks.notNull(WHERE, "displacements", displacements).clone(),
-            copyTypes(types), true);
+            copyTypes(types), null);
     }
 
     private static List<Datatype> copyTypes(final List<Datatype> types) {
@@ -37,8 +37,9 @@ final class StructType extends BlockedType {
         return List.copyOf(types);
     }
 
+    /** Builds from copied arguments; {@code unused} only tells this constructor apart. */
     private StructType(final long[] blocklengths, final long[] displacements, final List<Datatype> types,
-                       final boolean validated) {
+                       final Void unused) {
         super(figures(blocklengths, displacements, types));
         this.blocklengths = blocklengths;
         this.displacements = displacements;

@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
-import org.pario.ErrorCategory;
 import org.pario.ParioException;
 
 /**
@@ -158,9 +157,5 @@ public final class Endpoint {
         for (int i = 0; i < failed.size(); i++) {
             failed.get(i).future.completeExceptionally(causes.get(i));
         }
-    }
-
-    static ParioException transport(final String message) {
-        return new ParioException(ErrorCategory.TRANSPORT, message);
     }
 }
