@@ -25,18 +25,14 @@ final class DarrayType extends Datatype {
     final Datatype oldtype;
     final Datatype lowered;
 
-    DarrayType(final long size, final long rank, final long[] gsizes, final Distribution[] distribs,
-               final long[] dargs, final long[] psizes, final Order order, final Datatype oldtype) {
-        this(size, rank, copy(gsizes, "gsizes"), copy(distribs), copy(dargs, "dargs"), copy(psizes, "psizes"), order,
-            oldtype, null);
-    }
-
-    /** Lowers the (already copied) arguments; {@code unused} only tells this constructor apart. */
-    private DarrayType(final long size, final long rank, final long[] gsizes, final Distribution[] distribs,
-                       final long[] dargs, final long[] psizes, final Order order, final Datatype oldtype,
-                       final Void unused) {
-        this(size, rank, gsizes, distribs, dargs, psizes, order, oldtype,
-            lower(size, rank, gsizes, distribs, dargs, psizes, order, oldtype));
+    /** Copies the arguments, checks and lowers them, and builds the type. */
+    static DarrayType create(final long size, final long rank, final long[] gsizes, final Distribution[] distribs,
+                             final long[] dargs, final long[] psizes, final Order order, final Datatype oldtype) {
+        final long[] g = copy(gsizes, "gsizes");
+        final Distribution[] d = copy(distribs);
+        final long[] a = copy(dargs, "dargs");
+        final long[] p = copy(psizes, "psizes");
+        return new DarrayType(size, rank, g, d, a, p, order, oldtype, lower(size, rank, g, d, a, p, order, oldtype));
     }
 
     private DarrayType(final long size, final long rank, final long[] gsizes, final Distribution[] distribs,

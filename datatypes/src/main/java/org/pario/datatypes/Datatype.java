@@ -506,7 +506,7 @@ public abstract class Datatype {
     public static Datatype darray(final long size, final long rank, final long[] gsizes,
                                   final Distribution[] distribs, final long[] dargs, final long[] psizes,
                                   final Order order, final Datatype oldtype) {
-        return new DarrayType(size, rank, gsizes, distribs, dargs, psizes, order, oldtype);
+        return DarrayType.create(size, rank, gsizes, distribs, dargs, psizes, order, oldtype);
     }
 
     /**
