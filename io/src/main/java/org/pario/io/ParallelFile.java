@@ -43,6 +43,11 @@ public final class ParallelFile implements AutoCloseable {
     private FileView view = FileView.DEFAULT;
     /** The individual file pointer, in etypes of the current view. */
     private long pointer;
+    /**
+     * The shared file pointer, in etypes. Only collective calls move it (ordered access, {@link #seekShared}),
+     * so every rank holds the same value and no lock file or pointer server is needed.
+     */
+    private long sharedPointer;
     private boolean closed;
 
     private ParallelFile(final Communicator comm, final Path path, final Set<Mode> modes, final Storage storage,
@@ -206,6 +211,7 @@ public final class ParallelFile implements AutoCloseable {
         }
         view = v;
         pointer = 0;
+        sharedPointer = 0;
     }
 
     /** @return every hint in effect, defaults included ({@code MPI_File_get_info}) */
@@ -305,6 +311,72 @@ public final class ParallelFile implements AutoCloseable {
     /** {@code MPI_File_read_all}, collective, at the individual pointer. */
     public Status readAll(final Object buf, final long count, final Datatype type) {
         return collective(() -> read(buf, count, type));
+    }
+
+    /**
+     * {@code MPI_File_write_ordered}, collective: the ranks' data is written one after the other in rank order at
+     * the shared file pointer, which then moves past all of it. Every rank must have the same view.
+     */
+    public Status writeOrdered(final Object buf, final long count, final Datatype type) {
+        final long at = orderedOffset(count, type);
+        return writeAtAll(at, buf, count, type);
+    }
+
+    /** {@code MPI_File_read_ordered}, collective: reads in rank order at the shared file pointer. */
+    public Status readOrdered(final Object buf, final long count, final Datatype type) {
+        final long at = orderedOffset(count, type);
+        return readAtAll(at, buf, count, type);
+    }
+
+    /** Gathers every rank's etype count: this rank's offset is the shared pointer plus the ranks before it. */
+    private long orderedOffset(final long count, final Datatype type) {
+        checkOpen();
+        long etypes = -1;
+        final long bytes = count < 0 ? -1 : count * type.size();
+        if (bytes >= 0 && bytes % view.etype().size() == 0) {
+            etypes = bytes / view.etype().size();
+        }
+        final long[] all = new long[comm.size()];
+        comm.allgather(new long[] {etypes}, 1, Datatype.LONG, all, 1, Datatype.LONG);
+        long before = 0;
+        long total = 0;
+        for (int r = 0; r < all.length; r++) {
+            if (all[r] < 0) {
+                throw new ParioException(ErrorCategory.ARGUMENT, "rank " + r + ": ordered access needs a count >= 0 "
+                    + "of whole etypes", null, true);
+            }
+            if (r < comm.rank()) {
+                before += all[r];
+            }
+            total += all[r];
+        }
+        final long at = sharedPointer + before;
+        sharedPointer += total;
+        return at;
+    }
+
+    /**
+     * {@code MPI_File_seek_shared} with {@code MPI_SEEK_SET}, collective: every rank must pass the same offset.
+     *
+     * @param offset the new shared pointer, in etypes
+     */
+    public void seekShared(final long offset) {
+        checkOpen();
+        final long[] mine = {offset};
+        final long[] min = new long[1];
+        final long[] max = new long[1];
+        comm.allreduce(mine, min, 1, Datatype.LONG, org.pario.comm.Op.MIN);
+        comm.allreduce(mine, max, 1, Datatype.LONG, org.pario.comm.Op.MAX);
+        if (min[0] != max[0] || offset < 0) {
+            throw new ParioException(ErrorCategory.ARGUMENT, "seekShared: every rank must pass the same offset >= 0, "
+                + "got " + min[0] + " to " + max[0], null, true);
+        }
+        sharedPointer = offset;
+    }
+
+    /** @return the shared file pointer, in etypes ({@code MPI_File_get_position_shared}) */
+    public long positionShared() {
+        return sharedPointer;
     }
 
     private Status collective(final java.util.function.Supplier<Status> access) {

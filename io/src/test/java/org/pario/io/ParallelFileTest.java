@@ -250,4 +250,29 @@ class ParallelFileTest {
         });
         assertFalse(Files.exists(temp));
     }
+
+    @Test
+    void orderedWritesThenOrderedReadsFollowRankOrder() throws Exception {
+        final Path file = dir.resolve("ordered.bin");
+        LocalCluster.run(4, comm -> {
+            final int r = comm.rank();
+            final int[] mine = new int[r + 1];
+            for (int k = 0; k <= r; k++) {
+                mine[k] = r * 100 + k;
+            }
+            try (ParallelFile f = ParallelFile.open(comm, file.toString(), CREATE_RW)) {
+                f.setView(0, Datatype.INT, Datatype.INT, DataRepresentation.NATIVE);
+                f.writeOrdered(mine, mine.length, Datatype.INT);
+                assertEquals(10, f.positionShared());
+                f.writeOrdered(new int[] {-r}, r == 2 ? 0 : 1, Datatype.INT);
+                assertEquals(13, f.positionShared());
+                f.seekShared(0);
+                final int[] back = new int[r + 1];
+                assertEquals(4L * (r + 1), f.readOrdered(back, back.length, Datatype.INT).bytes());
+                assertArrayEquals(mine, back);
+                assertThrows(ParioException.class, () -> f.seekShared(r));
+            }
+        });
+        assertArrayEquals(new int[] {0, 100, 101, 200, 201, 202, 300, 301, 302, 303, 0, -1, -3}, ints(file));
+    }
 }
