@@ -1,0 +1,270 @@
+package org.pario.cli;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+
+import org.pario.ParioException;
+import org.pario.comm.LocalCluster;
+import org.pario.datatypes.BasicKind;
+import org.pario.datatypes.Cursor;
+import org.pario.datatypes.Datatype;
+import org.pario.io.Hints;
+import org.pario.io.Mode;
+import org.pario.io.ParallelFile;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code pario view map|write|read SPEC ...}: what a set of file views does, without writing a program. */
+@Command(name = "view", mixinStandardHelpOptions = true,
+    description = "Shows and exercises the file views of a view spec (a JSON file, see docs/cli.md).",
+    subcommands = {ViewCommand.MapCmd.class, ViewCommand.WriteCmd.class, ViewCommand.ReadCmd.class})
+final class ViewCommand implements Runnable {
+    @Spec
+    private picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public void run() {
+        throw new picocli.CommandLine.ParameterException(spec.commandLine(), "a subcommand is required: map, write, read");
+    }
+
+    /** The file byte ranges rank r's view reaches for its count, merged, in order. */
+    static List<long[]> ranges(final ViewSpec s, final int r) {
+        final List<long[]> out = new ArrayList<>();
+        final long esize = s.etype().size();
+        final long bytes = Math.multiplyExact(s.counts()[r], esize);
+        if (bytes == 0) {
+            return out;
+        }
+        final long fsize = s.filetypes()[r].size();
+        if (fsize == 0) {
+            throw ParioException.argument("view spec: rank " + r + "'s filetype holds no data");
+        }
+        final long start = (s.offsets() == null ? 0 : s.offsets()[r]) * esize;
+        final Cursor c = s.filetypes()[r].cursor((start + bytes + fsize - 1) / fsize).seek(start).limit(start + bytes);
+        while (c.next()) {
+            final long at = s.disps()[r] + c.offset();
+            if (!out.isEmpty() && out.get(out.size() - 1)[0] + out.get(out.size() - 1)[1] == at) {
+                out.get(out.size() - 1)[1] += c.length();
+            } else {
+                out.add(new long[] {at, c.length()});
+            }
+        }
+        return out;
+    }
+
+    /** {@code pario view map SPEC}. */
+    @Command(name = "map", mixinStandardHelpOptions = true,
+        description = "For each rank, the file byte ranges its view reaches, and a picture of the file by rank.")
+    static final class MapCmd implements Callable<Integer> {
+        @Spec
+        private picocli.CommandLine.Model.CommandSpec spec;
+
+        @Parameters(index = "0", paramLabel = "SPEC", description = "The view spec (JSON).")
+        private Path specFile;
+
+        @Option(names = "--json", description = "Print {\"ranks\": [[[offset, length], ...], ...], \"size\": N}.")
+        private boolean json;
+
+        @Option(names = "--verbose", description = "Print stack traces of errors.")
+        private boolean verbose;
+
+        @Override
+        public Integer call() throws IOException {
+            final ViewSpec s = ViewSpec.read(specFile);
+            final PrintWriter out = spec.commandLine().getOut();
+            final List<List<long[]>> all = new ArrayList<>();
+            long size = 0;
+            for (int r = 0; r < s.ranks(); r++) {
+                final List<long[]> ranges = ranges(s, r);
+                all.add(ranges);
+                for (final long[] x : ranges) {
+                    size = Math.max(size, x[0] + x[1]);
+                }
+            }
+            if (json) {
+                try (JsonGenerator g = new JsonFactory().createGenerator(out)) {
+                    g.disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
+                    g.setPrettyPrinter(new SpecJsonPrinter());
+                    g.writeStartObject();
+                    g.writeArrayFieldStart("ranks");
+                    for (final List<long[]> ranges : all) {
+                        g.writeStartArray();
+                        for (final long[] x : ranges) {
+                            g.writeArray(x, 0, 2);
+                        }
+                        g.writeEndArray();
+                    }
+                    g.writeEndArray();
+                    g.writeNumberField("size", size);
+                    g.writeEndObject();
+                }
+                out.println();
+                out.flush();
+                return 0;
+            }
+            for (int r = 0; r < s.ranks(); r++) {
+                final StringBuilder b = new StringBuilder();
+                long total = 0;
+                for (final long[] x : all.get(r)) {
+                    total += x[1];
+                    if (b.length() < 200) {
+                        b.append(" [").append(x[0]).append(',').append(x[0] + x[1]).append(')');
+                    }
+                }
+                out.printf("rank %d: %d bytes in %d range%s:%s%s%n", r, total, all.get(r).size(),
+                    all.get(r).size() == 1 ? "" : "s", b, b.length() >= 200 ? " ..." : "");
+            }
+            picture(all, size, out);
+            out.flush();
+            return 0;
+        }
+
+        private static void picture(final List<List<long[]>> all, final long size, final PrintWriter out) {
+            if (size == 0) {
+                out.println("file: no bytes");
+                return;
+            }
+            final int width = (int) Math.min(64, size);
+            final long per = (size + width - 1) / width;
+            final int[] owner = new int[width];
+            java.util.Arrays.fill(owner, -1);
+            for (int r = 0; r < all.size(); r++) {
+                for (final long[] x : all.get(r)) {
+                    for (long a = x[0]; a < x[0] + x[1]; a = (a / per + 1) * per) {
+                        final int cell = (int) (a / per);
+                        owner[cell] = owner[cell] == -1 || owner[cell] == r ? r : -2;
+                    }
+                }
+            }
+            final StringBuilder bar = new StringBuilder("  |");
+            for (final int o : owner) {
+                bar.append(o == -1 ? '.' : o == -2 ? '*' : Character.forDigit(o % 36, 36));
+            }
+            out.printf("file, %d bytes, %d byte%s per mark (rank number, '*' several ranks, '.' no rank):%n", size,
+                per, per == 1 ? "" : "s");
+            out.println(bar.append('|'));
+        }
+    }
+
+    /** Element k of rank r, as the spec defines it: (r + 1) * 1000000 + k, stored as the etype. */
+    static ByteBuffer fill(final Datatype etype, final int r, final long count) {
+        final BasicKind kind = etype.basicKind().orElseThrow(() -> ParioException.argument(
+            "pario view write fills basic etypes only (int, double, ...), not " + etype));
+        final int size = (int) etype.size();
+        final ByteBuffer b = ByteBuffer.allocate(Math.toIntExact(count * size)).order(ByteOrder.LITTLE_ENDIAN);
+        for (long k = 0; k < count; k++) {
+            final long v = (r + 1) * 1_000_000L + k;
+            final int at = (int) (k * size);
+            if (kind == BasicKind.FLOATING) {
+                if (size == 4) {
+                    b.putFloat(at, v);
+                } else {
+                    b.putDouble(at, v);
+                }
+            } else if (kind == BasicKind.COMPLEX || kind == BasicKind.EXTENDED_FLOATING) {
+                throw ParioException.argument("pario view write cannot fill etype " + etype);
+            } else {
+                switch (size) {
+                    case 1 -> b.put(at, (byte) v);
+                    case 2 -> b.putShort(at, (short) v);
+                    case 4 -> b.putInt(at, (int) v);
+                    default -> b.putLong(at, v);
+                }
+            }
+        }
+        return b;
+    }
+
+    /** {@code pario view write SPEC FILE}. */
+    @Command(name = "write", mixinStandardHelpOptions = true,
+        description = "Every rank writes its count of etypes ((rank + 1) * 1000000 + k) collectively into a new FILE.")
+    static final class WriteCmd implements Callable<Integer> {
+        @Parameters(index = "0", paramLabel = "SPEC", description = "The view spec (JSON).")
+        private Path specFile;
+
+        @Parameters(index = "1", paramLabel = "FILE", description = "The file to create (replaced if it exists).")
+        private Path file;
+
+        @Option(names = "--verbose", description = "Print stack traces of errors.")
+        private boolean verbose;
+
+        @Override
+        public Integer call() throws IOException {
+            final ViewSpec s = ViewSpec.read(specFile);
+            Files.deleteIfExists(file);
+            LocalCluster.run(s.ranks(), comm -> {
+                final int r = comm.rank();
+                final ByteBuffer data = fill(s.etype(), r, s.counts()[r]);
+                try (ParallelFile f = ParallelFile.open(comm, file.toString(), EnumSet.of(Mode.CREATE, Mode.RDWR),
+                    Hints.of(s.hints()))) {
+                    f.setView(s.disps()[r], s.etype(), s.filetypes()[r], s.datarep());
+                    if (s.offsets() == null) {
+                        f.writeAll(data, s.counts()[r], s.etype());
+                    } else {
+                        f.writeAtAll(s.offsets()[r], data, s.counts()[r], s.etype());
+                    }
+                }
+            });
+            return 0;
+        }
+    }
+
+    /** {@code pario view read SPEC FILE OUT}. */
+    @Command(name = "read", mixinStandardHelpOptions = true,
+        description = "Every rank reads its count of etypes collectively from FILE; OUT gets the buffers in rank order.")
+    static final class ReadCmd implements Callable<Integer> {
+        @Parameters(index = "0", paramLabel = "SPEC", description = "The view spec (JSON).")
+        private Path specFile;
+
+        @Parameters(index = "1", paramLabel = "FILE", description = "The file to read.")
+        private Path file;
+
+        @Parameters(index = "2", paramLabel = "OUT", description = "Where the ranks' buffers go, concatenated.")
+        private Path output;
+
+        @Option(names = "--verbose", description = "Print stack traces of errors.")
+        private boolean verbose;
+
+        @Override
+        public Integer call() throws IOException {
+            final ViewSpec s = ViewSpec.read(specFile);
+            final List<byte[]> buffers = LocalCluster.call(s.ranks(), comm -> {
+                final int r = comm.rank();
+                final byte[] data = new byte[Math.toIntExact(s.counts()[r] * s.etype().size())];
+                try (ParallelFile f = ParallelFile.open(comm, file.toString(), EnumSet.of(Mode.RDONLY),
+                    Hints.of(s.hints()))) {
+                    f.setView(s.disps()[r], s.etype(), s.filetypes()[r], s.datarep());
+                    if (s.offsets() == null) {
+                        f.readAll(data, s.counts()[r], s.etype());
+                    } else {
+                        f.readAtAll(s.offsets()[r], data, s.counts()[r], s.etype());
+                    }
+                }
+                return data;
+            });
+            try (var out = Files.newOutputStream(output)) {
+                for (final byte[] b : buffers) {
+                    out.write(b);
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            return 0;
+        }
+    }
+}

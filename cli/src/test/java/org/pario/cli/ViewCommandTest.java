@@ -1,0 +1,80 @@
+package org.pario.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ViewCommandTest {
+    @TempDir
+    Path dir;
+
+    private static String[] run(final String... args) {
+        final StringWriter out = new StringWriter();
+        final StringWriter err = new StringWriter();
+        final int code = Main.run(new PrintWriter(out), new PrintWriter(err), args);
+        return new String[] {Integer.toString(code), out.toString(), err.toString()};
+    }
+
+    /** Two ranks interleave ints: rank 0 every even int, rank 1 every odd one, 3 each. */
+    private Path spec(final String extra) throws Exception {
+        final Path spec = dir.resolve("spec.json");
+        Files.writeString(spec, "{\"ranks\": 2, \"disps\": [0, 4], \"etype\": \"int\","
+            + " \"filetypes\": [\"resized(int, 0, 8)\"], \"counts\": [3, 2]" + extra + "}");
+        return spec;
+    }
+
+    @Test
+    void mapPrintsEachRanksByteRanges() throws Exception {
+        final String[] r = run("view", "map", "--json", spec("").toString());
+        assertEquals("0", r[0], r[2]);
+        assertEquals("{\"ranks\": [[[0,4],[8,4],[16,4]],[[4,4],[12,4]]], \"size\": 20}", r[1].trim());
+        final String[] text = run("view", "map", spec("").toString());
+        assertTrue(text[1].contains("rank 1: 8 bytes in 2 ranges: [4,8) [12,16)"), text[1]);
+        assertTrue(text[1].contains("|0000111100001111" + "0000|"), text[1]);
+    }
+
+    @Test
+    void writeThenReadRoundTripsEveryRanksValues() throws Exception {
+        final Path file = dir.resolve("data.bin");
+        final Path out = dir.resolve("out.bin");
+        final Path spec = spec(", \"offsets\": [1, 0]");
+        assertEquals("0", run("view", "write", spec.toString(), file.toString())[0]);
+        final ByteBuffer f = ByteBuffer.wrap(Files.readAllBytes(file)).order(ByteOrder.LITTLE_ENDIAN);
+        // rank 0 starts one etype into its view (byte 8), rank 1 at its start (byte 4)
+        assertEquals(0, f.getInt(0));
+        assertEquals(2_000_000, f.getInt(4));
+        assertEquals(1_000_000, f.getInt(8));
+        assertEquals(2_000_001, f.getInt(12));
+        assertEquals(1_000_001, f.getInt(16));
+        assertEquals(1_000_002, f.getInt(24));
+        assertEquals("0", run("view", "read", spec.toString(), file.toString(), out.toString())[0]);
+        final ByteBuffer o = ByteBuffer.wrap(Files.readAllBytes(out)).order(ByteOrder.LITTLE_ENDIAN);
+        assertEquals(20, o.capacity());
+        assertEquals(1_000_000, o.getInt(0));
+        assertEquals(1_000_002, o.getInt(8));
+        assertEquals(2_000_000, o.getInt(12));
+        assertEquals(2_000_001, o.getInt(16));
+    }
+
+    @Test
+    void badSpecsAreOneLineErrors() throws Exception {
+        final Path spec = dir.resolve("bad.json");
+        Files.writeString(spec, "{\"ranks\": 2, \"etype\": \"int\", \"filetypes\": [\"int\"], \"counts\": [1]}");
+        final String[] r = run("view", "map", spec.toString());
+        assertEquals("2", r[0]);
+        assertEquals("pario: view spec: 'counts' must be a list of 2 integers", r[2].trim());
+        Files.writeString(spec, "{\"ranks\": 1, \"etype\": \"nt\", \"filetypes\": [\"int\"], \"counts\": [1]}");
+        assertTrue(run("view", "map", spec.toString())[2].contains("unknown type name 'nt'"));
+        Files.writeString(spec, "not json");
+        assertEquals("2", run("view", "map", spec.toString())[0]);
+    }
+}
