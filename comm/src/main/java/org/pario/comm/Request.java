@@ -27,6 +27,18 @@ public final class Request<T> {
         this.completion = completion;
     }
 
+    /**
+     * Wraps a future as a request, for layers built on the communicator (files, for instance).
+     *
+     * @param future     the operation's outcome
+     * @param completion where {@link #toCompletableFuture()} completes its dependents
+     * @param <T>        the result type
+     * @return the request
+     */
+    public static <T> Request<T> of(final CompletableFuture<T> future, final Executor completion) {
+        return new Request<>(future, completion);
+    }
+
     /** @return true once the operation has completed, successfully or not ({@code MPI_Test}) */
     public boolean test() {
         return future.isDone();

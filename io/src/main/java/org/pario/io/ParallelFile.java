@@ -293,6 +293,78 @@ public final class ParallelFile implements AutoCloseable {
         return s;
     }
 
+    // ------------------------------------------------------------------ nonblocking
+
+    /** {@code MPI_File_iwrite_at}: the write runs on Pario's worker threads; do not touch the buffer until done. */
+    public org.pario.comm.Request<Status> iwriteAt(final long offset, final Object buf, final long count,
+                                                   final Datatype type) {
+        return async(() -> writeAt(offset, buf, count, type));
+    }
+
+    /** {@code MPI_File_iread_at}: the read runs on Pario's worker threads. */
+    public org.pario.comm.Request<Status> ireadAt(final long offset, final Object buf, final long count,
+                                                  final Datatype type) {
+        return async(() -> readAt(offset, buf, count, type));
+    }
+
+    /** {@code MPI_File_iwrite}: at the individual pointer, which moves at once, as in MPI. */
+    public org.pario.comm.Request<Status> iwrite(final Object buf, final long count, final Datatype type) {
+        final long at = advance(count, type);
+        return iwriteAt(at, buf, count, type);
+    }
+
+    /** {@code MPI_File_iread}: at the individual pointer, which moves at once by the count requested. */
+    public org.pario.comm.Request<Status> iread(final Object buf, final long count, final Datatype type) {
+        final long at = advance(count, type);
+        return ireadAt(at, buf, count, type);
+    }
+
+    /**
+     * {@code MPI_File_iwrite_at_all}. Completes before it returns: its error agreement is a collective on the
+     * file's communicator, which must run in call order on every rank (MPI allows a nonblocking call to complete
+     * at once).
+     */
+    public org.pario.comm.Request<Status> iwriteAtAll(final long offset, final Object buf, final long count,
+                                                      final Datatype type) {
+        return done(writeAtAll(offset, buf, count, type));
+    }
+
+    /** {@code MPI_File_iread_at_all}; completes before it returns, like {@link #iwriteAtAll}. */
+    public org.pario.comm.Request<Status> ireadAtAll(final long offset, final Object buf, final long count,
+                                                     final Datatype type) {
+        return done(readAtAll(offset, buf, count, type));
+    }
+
+    private long advance(final long count, final Datatype type) {
+        checkOpen();
+        final long bytes = Math.multiplyExact(count, type.size());
+        if (count < 0 || bytes % view.etype().size() != 0) {
+            throw ParioException.argument(count + " x " + type + " is not a whole number of etypes of "
+                + view.etype().size() + " bytes");
+        }
+        final long at = pointer;
+        pointer += bytes / view.etype().size();
+        return at;
+    }
+
+    private org.pario.comm.Request<Status> async(final java.util.function.Supplier<Status> access) {
+        checkOpen();
+        return org.pario.comm.Request.of(java.util.concurrent.CompletableFuture.supplyAsync(access, WORKERS),
+            WORKERS);
+    }
+
+    private static org.pario.comm.Request<Status> done(final Status s) {
+        return org.pario.comm.Request.of(java.util.concurrent.CompletableFuture.completedFuture(s), WORKERS);
+    }
+
+    /** Threads that carry out nonblocking independent accesses; daemons, so they never keep a JVM alive. */
+    private static final java.util.concurrent.ExecutorService WORKERS =
+        java.util.concurrent.Executors.newCachedThreadPool(r -> {
+            final Thread t = new Thread(r, "pario-file-io");
+            t.setDaemon(true);
+            return t;
+        });
+
     /** {@code MPI_File_write_at_all}, collective. */
     public Status writeAtAll(final long offset, final Object buf, final long count, final Datatype type) {
         return collective(() -> writeAt(offset, buf, count, type));
@@ -423,6 +495,28 @@ public final class ParallelFile implements AutoCloseable {
                 storage.truncate(size);
             } catch (IOException | RuntimeException e) {
                 failure = ioError("setSize of " + path, e);
+            }
+        }
+        Agreement.agree(comm, failure);
+    }
+
+    /**
+     * {@code MPI_File_preallocate}, collective: makes the file at least {@code size} bytes long; data already
+     * written is kept, and a larger file is never shrunk.
+     */
+    public void preallocate(final long size) {
+        checkOpen();
+        Throwable failure = null;
+        if (size < 0) {
+            failure = ParioException.argument("preallocate: size must be >= 0, got " + size);
+        } else if (comm.rank() == 0) {
+            try {
+                checkWritable();
+                if (storage.size() < size) {
+                    storage.truncate(size);
+                }
+            } catch (IOException | RuntimeException e) {
+                failure = ioError("preallocate of " + path, e);
             }
         }
         Agreement.agree(comm, failure);

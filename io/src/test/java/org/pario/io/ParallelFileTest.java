@@ -275,4 +275,28 @@ class ParallelFileTest {
         });
         assertArrayEquals(new int[] {0, 100, 101, 200, 201, 202, 300, 301, 302, 303, 0, -1, -3}, ints(file));
     }
+
+    @Test
+    void nonblockingAccessesAndPreallocate() throws Exception {
+        final Path file = dir.resolve("nb.bin");
+        LocalCluster.run(2, comm -> {
+            final int r = comm.rank();
+            try (ParallelFile f = ParallelFile.open(comm, file.toString(), CREATE_RW)) {
+                f.preallocate(64);
+                assertEquals(64, f.size());
+                f.setView(16L * r, Datatype.INT, Datatype.contiguous(4, Datatype.INT), DataRepresentation.NATIVE);
+                final org.pario.comm.Request<org.pario.comm.Status> w = f.iwrite(new int[] {r, r + 1}, 2, Datatype.INT);
+                assertEquals(2, f.position(), "the pointer moves at once");
+                assertEquals(8, w.join().bytes());
+                f.iwriteAtAll(2, new int[] {7 * r, 7 * r + 1}, 2, Datatype.INT).join();
+                f.sync();
+                final int[] back = new int[4];
+                assertEquals(16, f.ireadAt(0, back, 4, Datatype.INT).toCompletableFuture().get().bytes());
+                assertArrayEquals(new int[] {r, r + 1, 7 * r, 7 * r + 1}, back);
+                f.preallocate(8);
+                assertEquals(64, f.size(), "preallocate never shrinks");
+            }
+        });
+        assertArrayEquals(new int[] {0, 1, 0, 1, 1, 2, 7, 8, 0, 0, 0, 0, 0, 0, 0, 0}, ints(file));
+    }
 }
