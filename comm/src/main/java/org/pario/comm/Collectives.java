@@ -26,8 +26,66 @@ final class Collectives {
     private Collectives() {
     }
 
-    static int tag(final int seq, final int step) {
-        return ((seq & 0x7FFFFF) << 8) | (step & 0xFF);
+    /** Names of the collective operation codes, for error messages. */
+    static final String[] OPERATIONS = {"?", "barrier", "bcast", "gather", "gatherv", "scatter", "scatterv",
+        "allgather", "allgatherv", "alltoall", "alltoallv", "alltoallw", "reduce", "allreduce", "reduce_scatter",
+        "reduce_scatter_block", "scan", "exscan"};
+
+    /** How long a collective receive waits before it looks for signs of a mismatched collective, in ms. */
+    private static final long MISMATCH_CHECK_MILLIS = 100;
+
+    /** @return a call id: 19 bits of sequence number, 5 of operation */
+    static int call(final int seq, final int operation) {
+        return ((seq & 0x7FFFF) << 5) | (operation & 0x1F);
+    }
+
+    /** @return the tag of a step of a call: 24 bits of call id, 7 of step */
+    static int tag(final int call, final int step) {
+        return ((call & 0xFFFFFF) << 7) | (step & 0x7F);
+    }
+
+    /** A posted collective receive that knows what it waits for, so it can tell a mismatched collective. */
+    static final class Pending {
+        private final Communicator c;
+        private final Request<Status> request;
+        private final int source;
+        private final int tag;
+
+        Pending(final Communicator c, final Request<Status> request, final int source, final int tag) {
+            this.c = c;
+            this.request = request;
+            this.source = source;
+            this.tag = tag;
+        }
+
+        /**
+         * Waits for the message. While it has not come, checks whether the peer sent a message of the same
+         * collective call number but another operation: then the ranks called different collectives, and
+         * waiting would never end.
+         */
+        Status join() {
+            while (!request.test()) {
+                try {
+                    return request.join(MISMATCH_CHECK_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
+                } catch (ParioException e) {
+                    if (e.category() != ErrorCategory.TIMEOUT) {
+                        throw e;
+                    }
+                }
+                final int expectedCall = tag >>> 7;
+                final int seq = expectedCall >>> 5;
+                final org.pario.comm.internal.Message other = c.endpoint.peekWhere(c.collectiveContext, source,
+                    t -> (t >>> 12) == seq && ((t >>> 7) & 0x1F) != (expectedCall & 0x1F));
+                if (other != null) {
+                    final int theirs = (org.pario.comm.internal.MessageAccess.tag(other) >>> 7) & 0x1F;
+                    throw new ParioException(ErrorCategory.MISMATCH, "collective mismatch: this rank called "
+                        + OPERATIONS[expectedCall & 0x1F] + " where rank " + source + " called " + OPERATIONS[theirs]
+                        + " (collective call #" + seq + " on this communicator); every rank must call the same "
+                        + "collectives in the same order");
+                }
+            }
+            return request.join();
+        }
     }
 
     static long[] repeat(final long value, final int n) {
@@ -63,12 +121,12 @@ final class Collectives {
 
     private static Status recv(final Communicator c, final Memory m, final long count, final Datatype type,
                                final int source, final int tag) {
-        return c.irecvOn(c.collectiveContext, m, count, type, source, tag).join();
+        return irecv(c, m, count, type, source, tag).join();
     }
 
-    private static Request<Status> irecv(final Communicator c, final Memory m, final long count, final Datatype type,
-                                         final int source, final int tag) {
-        return c.irecvOn(c.collectiveContext, m, count, type, source, tag);
+    private static Pending irecv(final Communicator c, final Memory m, final long count, final Datatype type,
+                                 final int source, final int tag) {
+        return new Pending(c, c.irecvOn(c.collectiveContext, m, count, type, source, tag), source, tag);
     }
 
     /** Copies {@code scount x stype} to {@code rcount x rtype} locally, as a message to oneself would. */
@@ -89,7 +147,7 @@ final class Collectives {
         final int n = c.size();
         final byte[] none = new byte[0];
         for (int k = 1, step = 0; k < n; k <<= 1, step++) {
-            final Request<Status> r = irecv(c, Memory.of(none), 0, Datatype.BYTE, (c.rank - k + n) % n, tag(seq, step));
+            final Pending r = irecv(c, Memory.of(none), 0, Datatype.BYTE, (c.rank - k + n) % n, tag(seq, step));
             send(c, Memory.of(none), 0, Datatype.BYTE, (c.rank + k) % n, tag(seq, step));
             r.join();
         }
@@ -144,7 +202,7 @@ final class Collectives {
         Checks.length("recvcounts", recvcounts, n);
         Checks.length("displs", displs, n);
         final Memory out = memory("recvbuf", recvbuf);
-        final List<Request<Status>> pending = new ArrayList<>();
+        final List<Pending> pending = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             final Memory block = slot(out, displs[i], recvtype);
             if (i == root) {
@@ -155,7 +213,17 @@ final class Collectives {
                 pending.add(irecv(c, block, recvcounts[i], recvtype, i, tag(seq, 0)));
             }
         }
-        Request.joinAll(pending.toArray(new Request<?>[0]));
+        ParioException first = null;
+        for (final Pending p : pending) {
+            try {
+                p.join();
+            } catch (ParioException e) {
+                first = first == null ? e : first;
+            }
+        }
+        if (first != null) {
+            throw first;
+        }
     }
 
     static void scatter(final Communicator c, final int seq, final Object sendbuf, final long sendcount,
@@ -212,7 +280,7 @@ final class Collectives {
         for (int step = 0; step < n - 1; step++) {
             final int sendBlock = (me - step + n) % n;
             final int recvBlock = (me - step - 1 + n) % n;
-            final Request<Status> r = irecv(c, slot(out, displs[recvBlock], recvtype), recvcounts[recvBlock], recvtype,
+            final Pending r = irecv(c, slot(out, displs[recvBlock], recvtype), recvcounts[recvBlock], recvtype,
                 left, tag(seq, step));
             send(c, slot(out, displs[sendBlock], recvtype), recvcounts[sendBlock], recvtype, right, tag(seq, step));
             r.join();
@@ -280,7 +348,7 @@ final class Collectives {
         for (int step = 1; step < n; step++) {
             final int dest = (me + step) % n;
             final int src = (me - step + n) % n;
-            final Request<Status> r = irecv(c, out.at(rdispls[src]), recvcounts[src], recvtypes[src], src,
+            final Pending r = irecv(c, out.at(rdispls[src]), recvcounts[src], recvtypes[src], src,
                 tag(seq, 0));
             send(c, in.at(sdis[dest]), scounts[dest], stypes[dest], dest, tag(seq, 0));
             r.join();
@@ -417,7 +485,7 @@ final class Collectives {
             for (int mask = 1, step = 5; mask < pof2; mask <<= 1, step++) {
                 final int partnerNew = newRank ^ mask;
                 final int partner = partnerNew < extra ? partnerNew * 2 : partnerNew + extra;
-                final Request<Status> r;
+                final Pending r;
                 final byte[] theirs = new byte[acc.length];
                 r = irecv(c, Memory.of(theirs), theirs.length, Datatype.BYTE, partner, tag(seq, step));
                 sendBytes(c, acc, partner, tag(seq, step));
@@ -463,7 +531,7 @@ final class Collectives {
             final int recvBlock = (me - step - 1 + n) % n;
             final int rlen = start[recvBlock + 1] - start[recvBlock];
             final byte[] incoming = new byte[rlen];
-            final Request<Status> r = irecv(c, Memory.of(incoming), rlen, Datatype.BYTE, left, tag(seq, 6));
+            final Pending r = irecv(c, Memory.of(incoming), rlen, Datatype.BYTE, left, tag(seq, 6));
             send(c, Memory.of(acc).at(start[sendBlock]), start[sendBlock + 1] - start[sendBlock], Datatype.BYTE,
                 right, tag(seq, 6));
             r.join();
@@ -478,7 +546,7 @@ final class Collectives {
             final int sendBlock = (me + 1 - step + n) % n;
             final int recvBlock = (me - step + n) % n;
             final int rlen = start[recvBlock + 1] - start[recvBlock];
-            final Request<Status> r = irecv(c, Memory.of(acc).at(start[recvBlock]), rlen, Datatype.BYTE, left,
+            final Pending r = irecv(c, Memory.of(acc).at(start[recvBlock]), rlen, Datatype.BYTE, left,
                 tag(seq, 7));
             send(c, Memory.of(acc).at(start[sendBlock]), start[sendBlock + 1] - start[sendBlock], Datatype.BYTE,
                 right, tag(seq, 7));

@@ -249,53 +249,53 @@ public final class Communicator implements AutoCloseable {
 
     /** {@code MPI_Barrier}: returns when every rank has entered it. */
     public void barrier() {
-        Collectives.barrier(this, nextSequence());
+        Collectives.barrier(this, nextCall(1));
     }
 
     /** {@code MPI_Bcast}: root's {@code count x type} is copied to every rank's buffer. */
     public void bcast(final Object buf, final long count, final Datatype type, final int root) {
-        Collectives.bcast(this, nextSequence(), buf, count, type, checkRank("root", root));
+        Collectives.bcast(this, nextCall(2), buf, count, type, checkRank("root", root));
     }
 
     /** {@code MPI_Gather}: every rank's data, concatenated in rank order at root. */
     public void gather(final Object sendbuf, final long sendcount, final Datatype sendtype, final Object recvbuf,
                        final long recvcount, final Datatype recvtype, final int root) {
-        Collectives.gather(this, nextSequence(), sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+        Collectives.gather(this, nextCall(3), sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
             checkRank("root", root));
     }
 
     /** {@code MPI_Gatherv}: rank i's data lands at {@code displs[i]} extents of recvtype, {@code recvcounts[i]} long. */
     public void gatherv(final Object sendbuf, final long sendcount, final Datatype sendtype, final Object recvbuf,
                         final long[] recvcounts, final long[] displs, final Datatype recvtype, final int root) {
-        Collectives.gatherv(this, nextSequence(), sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+        Collectives.gatherv(this, nextCall(4), sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
             checkRank("root", root));
     }
 
     /** {@code MPI_Scatter}: root's buffer is cut in rank-order blocks, one per rank. */
     public void scatter(final Object sendbuf, final long sendcount, final Datatype sendtype, final Object recvbuf,
                         final long recvcount, final Datatype recvtype, final int root) {
-        Collectives.scatter(this, nextSequence(), sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+        Collectives.scatter(this, nextCall(5), sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
             checkRank("root", root));
     }
 
     /** {@code MPI_Scatterv}. */
     public void scatterv(final Object sendbuf, final long[] sendcounts, final long[] displs, final Datatype sendtype,
                          final Object recvbuf, final long recvcount, final Datatype recvtype, final int root) {
-        Collectives.scatterv(this, nextSequence(), sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
+        Collectives.scatterv(this, nextCall(6), sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
             checkRank("root", root));
     }
 
     /** {@code MPI_Allgather}: every rank gets every rank's data, in rank order. */
     public void allgather(final Object sendbuf, final long sendcount, final Datatype sendtype, final Object recvbuf,
                           final long recvcount, final Datatype recvtype) {
-        Collectives.allgatherv(this, nextSequence(), sendbuf, sendcount, sendtype, recvbuf,
+        Collectives.allgatherv(this, nextCall(7), sendbuf, sendcount, sendtype, recvbuf,
             Collectives.repeat(recvcount, size()), Collectives.blockDispls(recvcount, size()), recvtype);
     }
 
     /** {@code MPI_Allgatherv}. */
     public void allgatherv(final Object sendbuf, final long sendcount, final Datatype sendtype, final Object recvbuf,
                            final long[] recvcounts, final long[] displs, final Datatype recvtype) {
-        Collectives.allgatherv(this, nextSequence(), sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+        Collectives.allgatherv(this, nextCall(8), sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
             recvtype);
     }
 
@@ -303,7 +303,7 @@ public final class Communicator implements AutoCloseable {
     public void alltoall(final Object sendbuf, final long sendcount, final Datatype sendtype, final Object recvbuf,
                          final long recvcount, final Datatype recvtype) {
         final int n = size();
-        Collectives.alltoallv(this, nextSequence(), sendbuf, Collectives.repeat(sendcount, n),
+        Collectives.alltoallv(this, nextCall(9), sendbuf, Collectives.repeat(sendcount, n),
             Collectives.blockDispls(sendcount, n), sendtype, recvbuf, Collectives.repeat(recvcount, n),
             Collectives.blockDispls(recvcount, n), recvtype);
     }
@@ -311,7 +311,7 @@ public final class Communicator implements AutoCloseable {
     /** {@code MPI_Alltoallv}: counts and displacements (in extents) per peer. */
     public void alltoallv(final Object sendbuf, final long[] sendcounts, final long[] sdispls, final Datatype sendtype,
                           final Object recvbuf, final long[] recvcounts, final long[] rdispls, final Datatype recvtype) {
-        Collectives.alltoallv(this, nextSequence(), sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+        Collectives.alltoallv(this, nextCall(10), sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
             rdispls, recvtype);
     }
 
@@ -319,56 +319,56 @@ public final class Communicator implements AutoCloseable {
     public void alltoallw(final Object sendbuf, final long[] sendcounts, final long[] sdispls, final Datatype[] sendtypes,
                           final Object recvbuf, final long[] recvcounts, final long[] rdispls,
                           final Datatype[] recvtypes) {
-        Collectives.alltoallw(this, nextSequence(), sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
+        Collectives.alltoallw(this, nextCall(11), sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
             rdispls, recvtypes);
     }
 
     /** {@code MPI_Reduce}: root gets {@code x_0 op x_1 op ... op x_{n-1}}, element by element. */
     public void reduce(final Object sendbuf, final Object recvbuf, final long count, final Datatype type, final Op op,
                        final int root) {
-        Collectives.reduce(this, nextSequence(), sendbuf, recvbuf, count, type, op, checkRank("root", root));
+        Collectives.reduce(this, nextCall(12), sendbuf, recvbuf, count, type, op, checkRank("root", root));
     }
 
     /** {@code MPI_Allreduce}: every rank gets the same, bitwise identical, reduction. */
     public void allreduce(final Object sendbuf, final Object recvbuf, final long count, final Datatype type,
                           final Op op) {
-        Collectives.allreduce(this, nextSequence(), sendbuf, recvbuf, count, type, op);
+        Collectives.allreduce(this, nextCall(13), sendbuf, recvbuf, count, type, op);
     }
 
     /** {@code MPI_Reduce_scatter}: the reduction is cut in blocks of {@code recvcounts[i]} elements, one per rank. */
     public void reduceScatter(final Object sendbuf, final Object recvbuf, final long[] recvcounts, final Datatype type,
                               final Op op) {
-        Collectives.reduceScatter(this, nextSequence(), sendbuf, recvbuf, recvcounts, type, op);
+        Collectives.reduceScatter(this, nextCall(14), sendbuf, recvbuf, recvcounts, type, op);
     }
 
     /** {@code MPI_Reduce_scatter_block}. */
     public void reduceScatterBlock(final Object sendbuf, final Object recvbuf, final long recvcount,
                                    final Datatype type, final Op op) {
-        Collectives.reduceScatter(this, nextSequence(), sendbuf, recvbuf, Collectives.repeat(recvcount, size()), type,
+        Collectives.reduceScatter(this, nextCall(15), sendbuf, recvbuf, Collectives.repeat(recvcount, size()), type,
             op);
     }
 
     /** {@code MPI_Scan}: rank i gets {@code x_0 op ... op x_i}. */
     public void scan(final Object sendbuf, final Object recvbuf, final long count, final Datatype type, final Op op) {
-        Collectives.scan(this, nextSequence(), sendbuf, recvbuf, count, type, op, false);
+        Collectives.scan(this, nextCall(16), sendbuf, recvbuf, count, type, op, false);
     }
 
     /** {@code MPI_Exscan}: rank i gets {@code x_0 op ... op x_{i-1}}; rank 0's buffer is left as it was. */
     public void exscan(final Object sendbuf, final Object recvbuf, final long count, final Datatype type, final Op op) {
-        Collectives.scan(this, nextSequence(), sendbuf, recvbuf, count, type, op, true);
+        Collectives.scan(this, nextCall(17), sendbuf, recvbuf, count, type, op, true);
     }
 
     // ------------------------------------------------------------------ nonblocking collectives
 
     /** {@code MPI_Ibarrier}. */
     public Request<Void> ibarrier() {
-        final int seq = nextSequence();
+        final int seq = nextCall(1);
         return start(() -> Collectives.barrier(this, seq));
     }
 
     /** {@code MPI_Ibcast}. */
     public Request<Void> ibcast(final Object buf, final long count, final Datatype type, final int root) {
-        final int seq = nextSequence();
+        final int seq = nextCall(2);
         final int r = checkRank("root", root);
         return start(() -> Collectives.bcast(this, seq, buf, count, type, r));
     }
@@ -376,7 +376,7 @@ public final class Communicator implements AutoCloseable {
     /** {@code MPI_Igather}. */
     public Request<Void> igather(final Object sendbuf, final long sendcount, final Datatype sendtype,
                                  final Object recvbuf, final long recvcount, final Datatype recvtype, final int root) {
-        final int seq = nextSequence();
+        final int seq = nextCall(3);
         final int r = checkRank("root", root);
         return start(() -> Collectives.gather(this, seq, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, r));
     }
@@ -384,7 +384,7 @@ public final class Communicator implements AutoCloseable {
     /** {@code MPI_Iallgather}. */
     public Request<Void> iallgather(final Object sendbuf, final long sendcount, final Datatype sendtype,
                                     final Object recvbuf, final long recvcount, final Datatype recvtype) {
-        final int seq = nextSequence();
+        final int seq = nextCall(7);
         final int n = size();
         return start(() -> Collectives.allgatherv(this, seq, sendbuf, sendcount, sendtype, recvbuf,
             Collectives.repeat(recvcount, n), Collectives.blockDispls(recvcount, n), recvtype));
@@ -393,7 +393,7 @@ public final class Communicator implements AutoCloseable {
     /** {@code MPI_Ialltoall}. */
     public Request<Void> ialltoall(final Object sendbuf, final long sendcount, final Datatype sendtype,
                                    final Object recvbuf, final long recvcount, final Datatype recvtype) {
-        final int seq = nextSequence();
+        final int seq = nextCall(9);
         final int n = size();
         return start(() -> Collectives.alltoallv(this, seq, sendbuf, Collectives.repeat(sendcount, n),
             Collectives.blockDispls(sendcount, n), sendtype, recvbuf, Collectives.repeat(recvcount, n),
@@ -403,7 +403,7 @@ public final class Communicator implements AutoCloseable {
     /** {@code MPI_Ireduce}. */
     public Request<Void> ireduce(final Object sendbuf, final Object recvbuf, final long count, final Datatype type,
                                  final Op op, final int root) {
-        final int seq = nextSequence();
+        final int seq = nextCall(12);
         final int r = checkRank("root", root);
         return start(() -> Collectives.reduce(this, seq, sendbuf, recvbuf, count, type, op, r));
     }
@@ -411,14 +411,14 @@ public final class Communicator implements AutoCloseable {
     /** {@code MPI_Iallreduce}. */
     public Request<Void> iallreduce(final Object sendbuf, final Object recvbuf, final long count, final Datatype type,
                                     final Op op) {
-        final int seq = nextSequence();
+        final int seq = nextCall(13);
         return start(() -> Collectives.allreduce(this, seq, sendbuf, recvbuf, count, type, op));
     }
 
     /** {@code MPI_Iscan}. */
     public Request<Void> iscan(final Object sendbuf, final Object recvbuf, final long count, final Datatype type,
                                final Op op) {
-        final int seq = nextSequence();
+        final int seq = nextCall(16);
         return start(() -> Collectives.scan(this, seq, sendbuf, recvbuf, count, type, op, false));
     }
 
@@ -426,7 +426,7 @@ public final class Communicator implements AutoCloseable {
     public Request<Void> igatherv(final Object sendbuf, final long sendcount, final Datatype sendtype,
                                   final Object recvbuf, final long[] recvcounts, final long[] displs,
                                   final Datatype recvtype, final int root) {
-        final int seq = nextSequence();
+        final int seq = nextCall(4);
         final int r = checkRank("root", root);
         return start(() -> Collectives.gatherv(this, seq, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
             recvtype, r));
@@ -435,7 +435,7 @@ public final class Communicator implements AutoCloseable {
     /** {@code MPI_Iscatter}. */
     public Request<Void> iscatter(final Object sendbuf, final long sendcount, final Datatype sendtype,
                                   final Object recvbuf, final long recvcount, final Datatype recvtype, final int root) {
-        final int seq = nextSequence();
+        final int seq = nextCall(5);
         final int r = checkRank("root", root);
         return start(() -> Collectives.scatter(this, seq, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
             r));
@@ -445,7 +445,7 @@ public final class Communicator implements AutoCloseable {
     public Request<Void> iscatterv(final Object sendbuf, final long[] sendcounts, final long[] displs,
                                    final Datatype sendtype, final Object recvbuf, final long recvcount,
                                    final Datatype recvtype, final int root) {
-        final int seq = nextSequence();
+        final int seq = nextCall(6);
         final int r = checkRank("root", root);
         return start(() -> Collectives.scatterv(this, seq, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
             recvtype, r));
@@ -455,7 +455,7 @@ public final class Communicator implements AutoCloseable {
     public Request<Void> iallgatherv(final Object sendbuf, final long sendcount, final Datatype sendtype,
                                      final Object recvbuf, final long[] recvcounts, final long[] displs,
                                      final Datatype recvtype) {
-        final int seq = nextSequence();
+        final int seq = nextCall(8);
         return start(() -> Collectives.allgatherv(this, seq, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
             recvtype));
     }
@@ -464,7 +464,7 @@ public final class Communicator implements AutoCloseable {
     public Request<Void> ialltoallv(final Object sendbuf, final long[] sendcounts, final long[] sdispls,
                                     final Datatype sendtype, final Object recvbuf, final long[] recvcounts,
                                     final long[] rdispls, final Datatype recvtype) {
-        final int seq = nextSequence();
+        final int seq = nextCall(10);
         return start(() -> Collectives.alltoallv(this, seq, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
             recvcounts, rdispls, recvtype));
     }
@@ -473,7 +473,7 @@ public final class Communicator implements AutoCloseable {
     public Request<Void> ialltoallw(final Object sendbuf, final long[] sendcounts, final long[] sdispls,
                                     final Datatype[] sendtypes, final Object recvbuf, final long[] recvcounts,
                                     final long[] rdispls, final Datatype[] recvtypes) {
-        final int seq = nextSequence();
+        final int seq = nextCall(11);
         return start(() -> Collectives.alltoallw(this, seq, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
             recvcounts, rdispls, recvtypes));
     }
@@ -481,14 +481,14 @@ public final class Communicator implements AutoCloseable {
     /** {@code MPI_Ireduce_scatter}. */
     public Request<Void> ireduceScatter(final Object sendbuf, final Object recvbuf, final long[] recvcounts,
                                         final Datatype type, final Op op) {
-        final int seq = nextSequence();
+        final int seq = nextCall(14);
         return start(() -> Collectives.reduceScatter(this, seq, sendbuf, recvbuf, recvcounts, type, op));
     }
 
     /** {@code MPI_Ireduce_scatter_block}. */
     public Request<Void> ireduceScatterBlock(final Object sendbuf, final Object recvbuf, final long recvcount,
                                              final Datatype type, final Op op) {
-        final int seq = nextSequence();
+        final int seq = nextCall(15);
         final long[] counts = Collectives.repeat(recvcount, size());
         return start(() -> Collectives.reduceScatter(this, seq, sendbuf, recvbuf, counts, type, op));
     }
@@ -496,7 +496,7 @@ public final class Communicator implements AutoCloseable {
     /** {@code MPI_Iexscan}. */
     public Request<Void> iexscan(final Object sendbuf, final Object recvbuf, final long count, final Datatype type,
                                  final Op op) {
-        final int seq = nextSequence();
+        final int seq = nextCall(17);
         return start(() -> Collectives.scan(this, seq, sendbuf, recvbuf, count, type, op, true));
     }
 
@@ -508,9 +508,14 @@ public final class Communicator implements AutoCloseable {
 
     // ------------------------------------------------------------------ internals used by Collectives
 
-    int nextSequence() {
+    /**
+     * @param operation the collective's code (an index of {@code Collectives.OPERATIONS})
+     * @return this call's id: its sequence number and operation, the same on every rank that calls the same
+     *     collective in the same order; messages carry it, so mismatched collectives are detected
+     */
+    int nextCall(final int operation) {
         checkOpen();
-        return collectiveSequence.getAndIncrement();
+        return Collectives.call(collectiveSequence.getAndIncrement(), operation);
     }
 
     void sendOn(final int ctx, final Memory memory, final long count, final Datatype type, final int dest,

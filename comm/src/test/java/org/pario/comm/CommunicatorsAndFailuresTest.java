@@ -106,4 +106,20 @@ class CommunicatorsAndFailuresTest {
         assertTrue(e.getMessage().contains("rank 0 finished without sending a matching message (tag 77)"),
             e.getMessage());
     }
+
+    @Test
+    void ranksCallingDifferentCollectivesFailWithAMismatchInsteadOfWaiting() {
+        for (final Transport transport : Transport.values()) {
+            final ParioException e = assertThrows(ParioException.class, () -> transport.run(2, world -> {
+                final long[] out = new long[2];
+                if (world.rank() == 0) {
+                    world.allreduce(new long[] {1, 2}, out, 2, Datatype.LONG, Op.SUM);
+                } else {
+                    world.allgather(new long[] {1}, 1, Datatype.LONG, out, 1, Datatype.LONG);
+                }
+            }));
+            assertTrue(e.getMessage().contains("collective mismatch"), transport + ": " + e.getMessage());
+            assertTrue(e.getMessage().contains("allreduce") && e.getMessage().contains("allgather"), e.getMessage());
+        }
+    }
 }

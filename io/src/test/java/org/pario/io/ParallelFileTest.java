@@ -299,4 +299,18 @@ class ParallelFileTest {
         });
         assertArrayEquals(new int[] {0, 1, 0, 1, 1, 2, 7, 8, 0, 0, 0, 0, 0, 0, 0, 0}, ints(file));
     }
+
+    @Test
+    void aRankThatSkipsACollectiveFailsWithAMismatchInsteadOfHangingTheOthers() {
+        final Path file = dir.resolve("skip.bin");
+        final ParioException e = assertThrows(ParioException.class, () -> LocalCluster.run(2, comm -> {
+            try (ParallelFile f = ParallelFile.open(comm, file.toString(), CREATE_RW)) {
+                if (comm.rank() == 0) {
+                    f.setSize(10);
+                }
+                // rank 1 goes straight to close(), whose agreement is another collective
+            }
+        }));
+        assertTrue(e.getMessage().contains("collective mismatch"), e.getMessage());
+    }
 }

@@ -138,6 +138,21 @@ public final class Endpoint {
         return null;
     }
 
+    /** @return the first queued message from {@code source} on {@code context} whose tag passes the test, or null */
+    public synchronized Message peekWhere(final int context, final int source,
+                                          final java.util.function.IntPredicate tag) {
+        final ArrayDeque<Message> queue = unexpected.get(context);
+        if (queue == null) {
+            return null;
+        }
+        for (final Message m : queue) {
+            if (m.source == source && tag.test(m.tag)) {
+                return m;
+            }
+        }
+        return null;
+    }
+
     /** Fails every posted receive that departed or failed peers make impossible. */
     void peerGone() {
         final List<Posted> failed = new ArrayList<>();

@@ -52,6 +52,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
     /** Socket buffer size: loopback and data-centre links need MiBs in flight for full bandwidth. */
     private static final int SOCKET_BUFFER = 4 << 20;
     private static final AttributeKey<Boolean> SAID_BYE = AttributeKey.valueOf("pario.bye");
+    private static final AttributeKey<Long> OPENED = AttributeKey.valueOf("pario.opened");
 
     private final int rank;
     private final byte[] token;
@@ -62,6 +63,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
     private final Channel[] inboundChannels;
     private final CountDownLatch inbound;
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final long startupNanos;
 
     /**
      * Starts this rank's part of the job and returns once every rank is connected.
@@ -77,6 +79,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
     private TcpFabric(final TcpConfig config) {
         super(config.size());
         this.rank = config.rank();
+        this.startupNanos = TimeUnit.MILLISECONDS.toNanos(config.startupTimeoutMillis());
         this.token = config.token();
         this.endpoint = new Endpoint(rank, this);
         this.outbound = new Channel[config.size()];
@@ -161,7 +164,6 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
             final ChannelFuture f = pending[r].syncUninterruptibly();
             final Channel ch = f.channel();
             ch.attr(PEER).set(r);
-            ch.writeAndFlush(Frames.hello(ch.alloc(), rank, token));
             outbound[r] = ch;
         }
     }
@@ -241,10 +243,25 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         }
 
         @Override
+        public void channelActive(final ChannelHandlerContext ctx) {
+            ctx.channel().attr(OPENED).set(System.nanoTime());
+            ctx.fireChannelActive();
+        }
+
+        @Override
         public void userEventTriggered(final ChannelHandlerContext ctx, final Object evt) {
             if (evt instanceof IdleStateEvent e && e.state() == IdleState.READER_IDLE) {
                 final Integer peer = ctx.channel().attr(PEER).get();
-                if (peer != null && !closed.get() && !departed(peer)) {
+                if (peer == null) {
+                    // before its hello, a connection is bounded by the start-up timeout, not the heartbeat: a
+                    // peer JVM that is still starting may stall longer than the failure timeout
+                    final Long opened = ctx.channel().attr(OPENED).get();
+                    if (opened != null && System.nanoTime() - opened > startupNanos) {
+                        ctx.close();
+                    }
+                    return;
+                }
+                if (!closed.get() && !departed(peer)) {
                     depart(peer, new IOException("no message or heartbeat from rank " + peer + " for "
                         + timeoutMillis + " ms (it hangs, was stopped, or the network drops its traffic)"));
                 }
@@ -301,6 +318,17 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
      * liveness is judged on the connection the peer opened: closed without a goodbye means failed.
      */
     private final class Outbound extends SimpleChannelInboundHandler<Object> {
+        /**
+         * The hello must be the first frame: written here, on the event loop, as soon as the connection is up,
+         * before the idle timer can send a heartbeat (a hello written later from the starting thread could lose
+         * that race on a loaded machine, and the peer would refuse the connection).
+         */
+        @Override
+        public void channelActive(final ChannelHandlerContext ctx) {
+            ctx.writeAndFlush(Frames.hello(ctx.alloc(), rank, token));
+            ctx.fireChannelActive();
+        }
+
         @Override
         protected void channelRead0(final ChannelHandlerContext ctx, final Object msg) {
             // peers never write on connections we opened
