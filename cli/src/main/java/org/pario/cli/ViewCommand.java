@@ -161,6 +161,31 @@ final class ViewCommand implements Runnable {
         }
     }
 
+    /**
+     * One rank's collective access as the spec describes it: open (a new file to write, or read only), set the
+     * rank's view, then write_all/read_all at the individual pointer, or write_at_all/read_at_all at its offset.
+     */
+    static void access(final ViewSpec s, final org.pario.comm.Communicator comm, final Path file, final boolean write,
+                       final ByteBuffer data) {
+        final int r = comm.rank();
+        final EnumSet<Mode> modes = write ? EnumSet.of(Mode.CREATE, Mode.RDWR) : EnumSet.of(Mode.RDONLY);
+        try (ParallelFile f = ParallelFile.open(comm, file.toString(), modes, Hints.of(s.hints()))) {
+            f.setView(s.disps()[r], s.etype(), s.filetypes()[r], s.datarep());
+            final long count = s.counts()[r];
+            if (s.offsets() == null) {
+                if (write) {
+                    f.writeAll(data, count, s.etype());
+                } else {
+                    f.readAll(data, count, s.etype());
+                }
+            } else if (write) {
+                f.writeAtAll(s.offsets()[r], data, count, s.etype());
+            } else {
+                f.readAtAll(s.offsets()[r], data, count, s.etype());
+            }
+        }
+    }
+
     /** Element k of rank r, as the spec defines it: (r + 1) * 1000000 + k, stored as the etype. */
     static ByteBuffer fill(final Datatype etype, final int r, final long count) {
         final BasicKind kind = etype.basicKind().orElseThrow(() -> ParioException.argument(
@@ -207,19 +232,8 @@ final class ViewCommand implements Runnable {
         public Integer call() throws IOException {
             final ViewSpec s = ViewSpec.read(specFile);
             Files.deleteIfExists(file);
-            LocalCluster.run(s.ranks(), comm -> {
-                final int r = comm.rank();
-                final ByteBuffer data = fill(s.etype(), r, s.counts()[r]);
-                try (ParallelFile f = ParallelFile.open(comm, file.toString(), EnumSet.of(Mode.CREATE, Mode.RDWR),
-                    Hints.of(s.hints()))) {
-                    f.setView(s.disps()[r], s.etype(), s.filetypes()[r], s.datarep());
-                    if (s.offsets() == null) {
-                        f.writeAll(data, s.counts()[r], s.etype());
-                    } else {
-                        f.writeAtAll(s.offsets()[r], data, s.counts()[r], s.etype());
-                    }
-                }
-            });
+            LocalCluster.run(s.ranks(), comm -> access(s, comm, file, true, fill(s.etype(), comm.rank(),
+                s.counts()[comm.rank()])));
             return 0;
         }
     }
@@ -244,17 +258,8 @@ final class ViewCommand implements Runnable {
         public Integer call() throws IOException {
             final ViewSpec s = ViewSpec.read(specFile);
             final List<byte[]> buffers = LocalCluster.call(s.ranks(), comm -> {
-                final int r = comm.rank();
-                final byte[] data = new byte[Math.toIntExact(s.counts()[r] * s.etype().size())];
-                try (ParallelFile f = ParallelFile.open(comm, file.toString(), EnumSet.of(Mode.RDONLY),
-                    Hints.of(s.hints()))) {
-                    f.setView(s.disps()[r], s.etype(), s.filetypes()[r], s.datarep());
-                    if (s.offsets() == null) {
-                        f.readAll(data, s.counts()[r], s.etype());
-                    } else {
-                        f.readAtAll(s.offsets()[r], data, s.counts()[r], s.etype());
-                    }
-                }
+                final byte[] data = new byte[Math.toIntExact(s.counts()[comm.rank()] * s.etype().size())];
+                access(s, comm, file, false, ByteBuffer.wrap(data));
                 return data;
             });
             try (var out = Files.newOutputStream(output)) {
