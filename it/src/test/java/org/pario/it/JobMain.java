@@ -10,7 +10,8 @@ import org.pario.datatypes.Datatype;
 
 /**
  * A rank of a multi-JVM test job. Modes: {@code collectives} runs and checks a set of collectives and
- * point-to-point messages; {@code die} makes rank size-2 halt its JVM while the others are in an allreduce.
+ * point-to-point messages; {@code die} makes rank size-2 halt its JVM while the others are in an allreduce;
+ * {@code stop} has rank 1 print its pid for the test to freeze it.
  * Prints one line per rank: {@code rank R ok ...} or {@code rank R failed after MS ms: MESSAGE}.
  */
 public final class JobMain {
@@ -24,48 +25,8 @@ public final class JobMain {
         try (Communicator world = Pario.init()) {
             rank = world.rank();
             final int n = world.size();
-            if (mode.equals("stop")) {
-                // rank 1 reports its pid; the test stops it (SIGSTOP); the others must fail on the heartbeat
-                final long t0 = System.nanoTime();
-                try {
-                    world.barrier();
-                    if (rank == 1) {
-                        System.out.println("pid " + ProcessHandle.current().pid());
-                        System.out.flush();
-                    }
-                    for (int i = 0; i < 1_000_000; i++) {
-                        final long[] out = new long[1];
-                        world.allreduce(new long[] {rank}, out, 1, Datatype.LONG, Op.SUM);
-                    }
-                    System.out.println("rank " + rank + " ok: no failure seen");
-                } catch (ParioException e) {
-                    System.out.println("rank " + rank + " failed after " + (System.nanoTime() - t0) / 1_000_000
-                        + " ms: " + e.getMessage());
-                    System.out.flush();
-                    Runtime.getRuntime().halt(3);
-                }
-                return;
-            }
-            if (mode.equals("die")) {
-                final long t0 = System.nanoTime();
-                try {
-                    // the halting rank's last barrier messages may still be queued in its transport when it
-                    // dies, so the others may notice the loss in the barrier already: equally correct
-                    world.barrier();
-                    if (rank == n - 2) {
-                        Runtime.getRuntime().halt(9);
-                    }
-                    for (int i = 0; i < 1000; i++) {
-                        final long[] out = new long[1];
-                        world.allreduce(new long[] {rank}, out, 1, Datatype.LONG, Op.SUM);
-                    }
-                    System.out.println("rank " + rank + " ok: no failure seen");
-                } catch (ParioException e) {
-                    System.out.println("rank " + rank + " failed after " + (System.nanoTime() - t0) / 1_000_000
-                        + " ms: " + e.getMessage());
-                    System.out.flush();
-                    Runtime.getRuntime().halt(3);
-                }
+            if (mode.equals("stop") || mode.equals("die")) {
+                untilFailure(world, mode.equals("die"));
                 return;
             }
             final double[] b = new double[1000];
@@ -109,6 +70,37 @@ public final class JobMain {
             System.out.println("rank " + rank + " failed after " + (System.nanoTime() - start) / 1_000_000 + " ms: "
                 + e);
             System.exit(1);
+        }
+    }
+
+    /**
+     * Runs allreduces until one fails, then prints how long that took and halts with status 3. In {@code die}
+     * mode rank size-2 halts its JVM after the first barrier; in {@code stop} mode rank 1 prints its pid so the
+     * test can freeze it. The dying rank's last barrier messages may still be queued in its transport when it
+     * dies, so the others may notice the loss in the barrier already: equally correct.
+     */
+    private static void untilFailure(final Communicator world, final boolean die) {
+        final int rank = world.rank();
+        final long t0 = System.nanoTime();
+        try {
+            world.barrier();
+            if (die && rank == world.size() - 2) {
+                Runtime.getRuntime().halt(9);
+            }
+            if (!die && rank == 1) {
+                System.out.println("pid " + ProcessHandle.current().pid());
+                System.out.flush();
+            }
+            for (int i = 0; i < 1_000_000; i++) {
+                final long[] out = new long[1];
+                world.allreduce(new long[] {rank}, out, 1, Datatype.LONG, Op.SUM);
+            }
+            System.out.println("rank " + rank + " ok: no failure seen");
+        } catch (ParioException e) {
+            System.out.println("rank " + rank + " failed after " + (System.nanoTime() - t0) / 1_000_000 + " ms: "
+                + e.getMessage());
+            System.out.flush();
+            Runtime.getRuntime().halt(3);
         }
     }
 
