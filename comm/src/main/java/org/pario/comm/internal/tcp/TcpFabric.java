@@ -85,7 +85,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         this.outbound = new Channel[config.size()];
         this.inboundChannels = new Channel[config.size()];
         this.inbound = new CountDownLatch(config.size() - 1);
-        this.group = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
+        this.group = new MultiThreadIoEventLoopGroup(Integer.getInteger("pario.ioThreads", 2), NioIoHandler.newFactory());
         boolean started = false;
         try {
             final ServerBootstrap sb = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
