@@ -88,7 +88,7 @@ class MultiJvmTest {
         assertTrue(line != null && line.startsWith("pid "), "rank 1 printed: " + line);
         final long pid = ranks.get(1).pid();
         // freeze rank 1: its connections stay open, but it sends nothing, not even heartbeats
-        new ProcessBuilder("kill", "-STOP", Long.toString(pid)).start().waitFor();
+        new ProcessBuilder("bash", "-c", "kill -STOP " + pid).start().waitFor();
         try {
             final Pattern failed = Pattern.compile("rank (\\d) failed after (\\d+) ms: (.*)");
             for (final int r : new int[] {0, 2}) {
@@ -100,7 +100,7 @@ class MultiJvmTest {
             }
         } finally {
             ranks.get(1).destroyForcibly();
-            new ProcessBuilder("kill", "-CONT", Long.toString(pid)).start().waitFor();
+            new ProcessBuilder("bash", "-c", "kill -CONT " + pid).start().waitFor();
         }
     }
 
