@@ -24,6 +24,7 @@ import org.pario.comm.LocalCluster;
 import org.pario.datatypes.DataRepresentation;
 import org.pario.datatypes.Datatype;
 import org.pario.datatypes.Distribution;
+import org.pario.datatypes.Memory;
 import org.pario.datatypes.Order;
 
 @Timeout(60)
@@ -174,6 +175,30 @@ class ParallelFileTest {
             }
         });
         assertEquals(48, Files.size(file));
+    }
+
+    @Test
+    void aNegativeStrideMemoryTypeWritesAndReadsItsBufferBackwards() throws Exception {
+        final Path file = dir.resolve("backwards.bin");
+        // The type's first element lies at the buffer's last int, so the buffer is addressed from there; the
+        // default view counts offsets in bytes.
+        final Datatype backwards = Datatype.vector(4, 1, -1, Datatype.INT);
+        LocalCluster.run(3, comm -> {
+            final int r = comm.rank();
+            final int[] mine = {r * 10, r * 10 + 1, r * 10 + 2, r * 10 + 3};
+            try (ParallelFile f = ParallelFile.open(comm, file.toString(), CREATE_RW)) {
+                assertEquals(16, f.writeAtAll(r * 16L, Memory.of(mine).at(12), 1, backwards).bytes());
+                final int[] back = new int[4];
+                assertEquals(16, f.readAtAll(r * 16L, Memory.of(back).at(12), 1, backwards).bytes());
+                assertArrayEquals(mine, back);
+            }
+        });
+        final ByteBuffer bytes = ByteBuffer.wrap(Files.readAllBytes(file)).order(ByteOrder.nativeOrder());
+        for (int r = 0; r < 3; r++) {
+            for (int i = 0; i < 4; i++) {
+                assertEquals(r * 10 + 3 - i, bytes.getInt((r * 4 + i) * 4));
+            }
+        }
     }
 
     @Test
