@@ -49,8 +49,8 @@ final class LaunchCommand implements Callable<Integer> {
         description = "How long the job may take to assemble (default: ${DEFAULT-VALUE}).")
     private int startupTimeout;
 
-    @Option(names = "--verbose", description = "Print stack traces of errors.")
-    private boolean verbose;
+    @picocli.CommandLine.Mixin
+    private VerboseOption verbose;
 
     @Parameters(arity = "1..*", paramLabel = "COMMAND", description = "The program each rank runs, with its arguments.")
     private List<String> command;

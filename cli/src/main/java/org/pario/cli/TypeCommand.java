@@ -49,8 +49,8 @@ final class TypeCommand implements Callable<Integer> {
         description = "Typemap entries to list before abridging (default: ${DEFAULT-VALUE}).")
     private int entries;
 
-    @Option(names = "--verbose", description = "Print stack traces of errors.")
-    private boolean verbose;
+    @picocli.CommandLine.Mixin
+    private VerboseOption verbose;
 
     @Override
     public Integer call() {

@@ -80,8 +80,8 @@ final class ViewCommand implements Runnable {
         @Option(names = "--json", description = "Print {\"ranks\": [[[offset, length], ...], ...], \"size\": N}.")
         private boolean json;
 
-        @Option(names = "--verbose", description = "Print stack traces of errors.")
-        private boolean verbose;
+        @picocli.CommandLine.Mixin
+        private VerboseOption verbose;
 
         @Override
         public Integer call() throws IOException {
@@ -225,8 +225,8 @@ final class ViewCommand implements Runnable {
         @Parameters(index = "1", paramLabel = "FILE", description = "The file to create (replaced if it exists).")
         private Path file;
 
-        @Option(names = "--verbose", description = "Print stack traces of errors.")
-        private boolean verbose;
+        @picocli.CommandLine.Mixin
+        private VerboseOption verbose;
 
         @Override
         public Integer call() throws IOException {
@@ -251,8 +251,8 @@ final class ViewCommand implements Runnable {
         @Parameters(index = "2", paramLabel = "OUT", description = "Where the ranks' buffers go, concatenated.")
         private Path output;
 
-        @Option(names = "--verbose", description = "Print stack traces of errors.")
-        private boolean verbose;
+        @picocli.CommandLine.Mixin
+        private VerboseOption verbose;
 
         @Override
         public Integer call() throws IOException {
