@@ -46,8 +46,11 @@ public final class Main implements Runnable {
         cli.setExitCodeExceptionMapper(e -> e instanceof CommandLine.ParameterException
             || e instanceof ParioException pe && pe.category() == org.pario.ErrorCategory.ARGUMENT ? USAGE : FAILED);
         cli.setExecutionExceptionHandler((e, cmd, parsed) -> {
-            final boolean verbose = parsed.hasMatchedOption("--verbose")
-                || parsed.subcommands().stream().anyMatch(p -> p.hasMatchedOption("--verbose"));
+            boolean verbose = false;
+            // --verbose belongs to the innermost command ("pario view write --verbose"), so walk the whole chain.
+            for (CommandLine.ParseResult p = parsed; p != null; p = p.subcommand()) {
+                verbose |= p.hasMatchedOption("--verbose");
+            }
             cmd.getErr().println("pario: " + (e.getMessage() == null ? e.toString() : e.getMessage()));
             if (verbose) {
                 e.printStackTrace(cmd.getErr());

@@ -77,4 +77,14 @@ class ViewCommandTest {
         Files.writeString(spec, "not json");
         assertEquals("2", run("view", "map", spec.toString())[0]);
     }
+
+    @Test
+    void verboseOnANestedCommandPrintsTheStackTrace() throws Exception {
+        final Path spec = dir.resolve("short.json");
+        Files.writeString(spec, "{\"ranks\": 2, \"etype\": \"int\", \"filetypes\": [\"int\"], \"counts\": [1]}");
+        final String[] r = run("view", "write", "--verbose", spec.toString(), dir.resolve("f.bin").toString());
+        assertEquals("2", r[0]);
+        assertTrue(r[2].contains("'counts' must be a list of 2 integers"), r[2]);
+        assertTrue(r[2].contains("at org.pario"), r[2]);
+    }
 }
