@@ -434,16 +434,23 @@ public final class ParallelFile implements AutoCloseable {
      */
     public void seekShared(final long offset) {
         checkOpen();
-        final long[] mine = {offset};
-        final long[] min = new long[1];
-        final long[] max = new long[1];
-        comm.allreduce(mine, min, 1, Datatype.LONG, org.pario.comm.Op.MIN);
-        comm.allreduce(mine, max, 1, Datatype.LONG, org.pario.comm.Op.MAX);
-        if (min[0] != max[0] || offset < 0) {
+        final long[] range = rangeOverRanks(offset);
+        if (range[0] != range[1] || offset < 0) {
             throw new ParioException(ErrorCategory.ARGUMENT, "seekShared: every rank must pass the same offset >= 0, "
-                + "got " + min[0] + " to " + max[0], null, true);
+                + "got " + range[0] + " to " + range[1], null, true);
         }
         sharedPointer = offset;
+    }
+
+    /**
+     * Collective: the smallest and largest of every rank's {@code value}, from one allreduce. The maximum travels as
+     * its bitwise complement, which reverses the order without the overflow negation would have at
+     * {@code Long.MIN_VALUE}.
+     */
+    private long[] rangeOverRanks(final long value) {
+        final long[] minAndComplementedMax = new long[2];
+        comm.allreduce(new long[] {value, ~value}, minAndComplementedMax, 2, Datatype.LONG, org.pario.comm.Op.MIN);
+        return new long[] {minAndComplementedMax[0], ~minAndComplementedMax[1]};
     }
 
     /** @return the shared file pointer, in etypes ({@code MPI_File_get_position_shared}) */
@@ -479,14 +486,10 @@ public final class ParallelFile implements AutoCloseable {
     public void setSize(final long size) {
         checkOpen();
         Throwable failure = null;
-        final long[] mine = {size};
-        final long[] min = new long[1];
-        final long[] max = new long[1];
-        comm.allreduce(mine, min, 1, Datatype.LONG, org.pario.comm.Op.MIN);
-        comm.allreduce(mine, max, 1, Datatype.LONG, org.pario.comm.Op.MAX);
-        if (min[0] != max[0]) {
-            failure = ParioException.argument("setSize: every rank must pass the same size; got " + min[0] + " to "
-                + max[0]);
+        final long[] range = rangeOverRanks(size);
+        if (range[0] != range[1]) {
+            failure = ParioException.argument("setSize: every rank must pass the same size; got " + range[0] + " to "
+                + range[1]);
         } else if (size < 0) {
             failure = ParioException.argument("setSize: size must be >= 0, got " + size);
         } else if (comm.rank() == 0) {
