@@ -215,10 +215,35 @@ final class ViewCommand implements Runnable {
         return b;
     }
 
+    /** How a write or read runs its ranks: threads of this JVM, or one JVM each ({@code --launch}). */
+    static final class Ranks {
+        @Option(names = "--launch", description = "Run each rank in its own JVM (over TCP), as `pario launch` does, "
+            + "instead of as threads of this JVM.")
+        boolean launch;
+
+        /** Set in the JVMs {@code --launch} starts: this process is one rank of the job. */
+        @Option(names = "--as-rank", hidden = true)
+        boolean asRank;
+
+        /** Starts one JVM per rank running the same subcommand with {@code --as-rank}; returns the job's status. */
+        int launchJob(final int ranks, final List<String> subcommand, final picocli.CommandLine cmd)
+            throws IOException, InterruptedException {
+            final List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), Main.class.getName(), "view"));
+            command.addAll(subcommand);
+            command.add("--as-rank");
+            return LaunchCommand.launch(ranks, "127.0.0.1", 60, command, cmd.getOut(), cmd.getErr(), false);
+        }
+    }
+
     /** {@code pario view write SPEC FILE}. */
     @Command(name = "write", mixinStandardHelpOptions = true,
         description = "Every rank writes its count of etypes ((rank + 1) * 1000000 + k) collectively into a new FILE.")
     static final class WriteCmd implements Callable<Integer> {
+        @Spec
+        private picocli.CommandLine.Model.CommandSpec spec;
+
         @Parameters(index = "0", paramLabel = "SPEC", description = "The view spec (JSON).")
         private Path specFile;
 
@@ -228,13 +253,33 @@ final class ViewCommand implements Runnable {
         @picocli.CommandLine.Mixin
         private VerboseOption verbose;
 
+        @picocli.CommandLine.ArgGroup(exclusive = false)
+        private Ranks ranks = new Ranks();
+
         @Override
-        public Integer call() throws IOException {
+        public Integer call() throws IOException, InterruptedException {
             final ViewSpec s = ViewSpec.read(specFile);
+            if (ranks.asRank) {
+                try (org.pario.comm.Communicator world = org.pario.comm.Pario.init()) {
+                    checkJobSize(s, world);
+                    access(s, world, file, true, fill(s.etype(), world.rank(), s.counts()[world.rank()]));
+                }
+                return 0;
+            }
             Files.deleteIfExists(file);
+            if (ranks.launch) {
+                return ranks.launchJob(s.ranks(), List.of("write", specFile.toString(), file.toString()),
+                    spec.commandLine());
+            }
             LocalCluster.run(s.ranks(), comm -> access(s, comm, file, true, fill(s.etype(), comm.rank(),
                 s.counts()[comm.rank()])));
             return 0;
+        }
+    }
+
+    private static void checkJobSize(final ViewSpec s, final org.pario.comm.Communicator world) {
+        if (world.size() != s.ranks()) {
+            throw ParioException.argument("the view spec has " + s.ranks() + " ranks but the job has " + world.size());
         }
     }
 
@@ -242,6 +287,9 @@ final class ViewCommand implements Runnable {
     @Command(name = "read", mixinStandardHelpOptions = true,
         description = "Every rank reads its count of etypes collectively from FILE; OUT gets the buffers in rank order.")
     static final class ReadCmd implements Callable<Integer> {
+        @Spec
+        private picocli.CommandLine.Model.CommandSpec spec;
+
         @Parameters(index = "0", paramLabel = "SPEC", description = "The view spec (JSON).")
         private Path specFile;
 
@@ -254,14 +302,30 @@ final class ViewCommand implements Runnable {
         @picocli.CommandLine.Mixin
         private VerboseOption verbose;
 
+        @picocli.CommandLine.ArgGroup(exclusive = false)
+        private Ranks ranks = new Ranks();
+
         @Override
-        public Integer call() throws IOException {
+        public Integer call() throws IOException, InterruptedException {
             final ViewSpec s = ViewSpec.read(specFile);
-            final List<byte[]> buffers = LocalCluster.call(s.ranks(), comm -> {
-                final byte[] data = new byte[Math.toIntExact(s.counts()[comm.rank()] * s.etype().size())];
-                access(s, comm, file, false, ByteBuffer.wrap(data));
-                return data;
-            });
+            if (ranks.asRank) {
+                try (org.pario.comm.Communicator world = org.pario.comm.Pario.init()) {
+                    checkJobSize(s, world);
+                    final byte[] data = readMine(s, world);
+                    // the ranks' buffers go into OUT one after the other, in rank order
+                    try (ParallelFile out = ParallelFile.open(world, output.toString(),
+                        EnumSet.of(Mode.CREATE, Mode.WRONLY))) {
+                        out.writeOrdered(data, data.length, Datatype.BYTE);
+                    }
+                }
+                return 0;
+            }
+            Files.deleteIfExists(output);
+            if (ranks.launch) {
+                return ranks.launchJob(s.ranks(), List.of("read", specFile.toString(), file.toString(),
+                    output.toString()), spec.commandLine());
+            }
+            final List<byte[]> buffers = LocalCluster.call(s.ranks(), comm -> readMine(s, comm));
             try (var out = Files.newOutputStream(output)) {
                 for (final byte[] b : buffers) {
                     out.write(b);
@@ -270,6 +334,12 @@ final class ViewCommand implements Runnable {
                 throw new UncheckedIOException(e);
             }
             return 0;
+        }
+
+        private byte[] readMine(final ViewSpec s, final org.pario.comm.Communicator comm) {
+            final byte[] data = new byte[Math.toIntExact(s.counts()[comm.rank()] * s.etype().size())];
+            access(s, comm, file, false, ByteBuffer.wrap(data));
+            return data;
         }
     }
 }

@@ -1,5 +1,6 @@
 package org.pario.cli;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -63,6 +64,28 @@ class ViewCommandTest {
         assertEquals(1_000_002, o.getInt(8));
         assertEquals(2_000_000, o.getInt(12));
         assertEquals(2_000_001, o.getInt(16));
+    }
+
+    @Test
+    void launchRunsEachRankInItsOwnJvmWithTheSameResult() throws Exception {
+        final Path spec = spec(", \"offsets\": [1, 0], \"datarep\": \"external32\"");
+        final Path threads = dir.resolve("threads.bin");
+        final Path jvms = dir.resolve("jvms.bin");
+        assertEquals("0", run("view", "write", spec.toString(), threads.toString())[0]);
+        final String[] w = run("view", "write", "--launch", spec.toString(), jvms.toString());
+        assertEquals("0", w[0], w[1] + w[2]);
+        assertArrayEquals(Files.readAllBytes(threads), Files.readAllBytes(jvms));
+        final ByteBuffer f = ByteBuffer.wrap(Files.readAllBytes(jvms)).order(ByteOrder.BIG_ENDIAN);
+        assertEquals(2_000_000, f.getInt(4), "external32 is big-endian");
+        final Path outThreads = dir.resolve("out1.bin");
+        final Path outJvms = dir.resolve("out2.bin");
+        assertEquals("0", run("view", "read", spec.toString(), jvms.toString(), outThreads.toString())[0]);
+        final String[] r = run("view", "read", "--launch", spec.toString(), jvms.toString(), outJvms.toString());
+        assertEquals("0", r[0], r[1] + r[2]);
+        assertArrayEquals(Files.readAllBytes(outThreads), Files.readAllBytes(outJvms));
+        final ByteBuffer o = ByteBuffer.wrap(Files.readAllBytes(outJvms)).order(ByteOrder.LITTLE_ENDIAN);
+        assertEquals(20, o.capacity());
+        assertEquals(1_000_002, o.getInt(8), "read back in native order");
     }
 
     @Test

@@ -16,6 +16,10 @@ import org.pario.ParioException;
  *   <tr><td>{@code romio_ds_read}</td><td>{@code automatic} (default), {@code enable} or {@code disable}: data
  *       sieving for independent reads</td></tr>
  *   <tr><td>{@code ind_rd_buffer_size}</td><td>bytes of one sieving read window (default 4194304)</td></tr>
+ *   <tr><td>{@code romio_ds_write}</td><td>{@code automatic} (default), {@code enable} or {@code disable}: data
+ *       sieving for independent writes (read-modify-write of a window under a byte-range lock); with
+ *       {@code disable}, each run is written on its own and no lock is taken</td></tr>
+ *   <tr><td>{@code ind_wr_buffer_size}</td><td>bytes of one sieving write window (default 524288)</td></tr>
  * </table>
  */
 public final class Hints {
@@ -27,17 +31,25 @@ public final class Hints {
     private Hints(final Map<String, String> given) {
         final Map<String, String> v = new TreeMap<>();
         v.put("romio_ds_read", "automatic");
+        v.put("romio_ds_write", "automatic");
         v.put("ind_rd_buffer_size", "4194304");
+        v.put("ind_wr_buffer_size", "524288");
         for (final Map.Entry<String, String> e : given.entrySet()) {
             v.put(e.getKey().trim(), e.getValue().trim());
         }
-        final String ds = v.get("romio_ds_read").toLowerCase(Locale.ROOT);
-        if (!ds.equals("automatic") && !ds.equals("enable") && !ds.equals("disable")) {
-            throw ParioException.argument("hint romio_ds_read must be automatic, enable or disable, got '" + ds + "'");
+        for (final String key : new String[] {"romio_ds_read", "romio_ds_write"}) {
+            final String mode = v.get(key).toLowerCase(Locale.ROOT);
+            if (!mode.equals("automatic") && !mode.equals("enable") && !mode.equals("disable")) {
+                throw ParioException.argument("hint " + key + " must be automatic, enable or disable, got '" + mode
+                    + "'");
+            }
+            v.put(key, mode);
         }
-        final long size = number(v, "ind_rd_buffer_size");
-        if (size < 1 || size > Integer.MAX_VALUE - 8) {
-            throw ParioException.argument("hint ind_rd_buffer_size must be in [1, 2^31 - 9], got " + size);
+        for (final String key : new String[] {"ind_rd_buffer_size", "ind_wr_buffer_size"}) {
+            final long size = number(v, key);
+            if (size < 1 || size > Integer.MAX_VALUE - 8) {
+                throw ParioException.argument("hint " + key + " must be in [1, 2^31 - 9], got " + size);
+            }
         }
         this.values = Collections.unmodifiableMap(v);
     }
@@ -65,7 +77,12 @@ public final class Hints {
 
     /** @return the sieve window for independent reads, or 0 when sieving is disabled */
     int readSieveBytes() {
-        return values.get("romio_ds_read").equalsIgnoreCase("disable") ? 0 : (int) number(values, "ind_rd_buffer_size");
+        return values.get("romio_ds_read").equals("disable") ? 0 : (int) number(values, "ind_rd_buffer_size");
+    }
+
+    /** @return the sieve window for independent writes, or 0 when sieving (and its locking) is disabled */
+    int writeSieveBytes() {
+        return values.get("romio_ds_write").equals("disable") ? 0 : (int) number(values, "ind_wr_buffer_size");
     }
 
     @Override

@@ -26,10 +26,10 @@ import org.pario.io.storage.Storage;
  *
  * <p>Data moves between memory and the file through the view in chunks: the memory side is packed (or
  * unpacked) a chunk at a time with the memory datatype, and the file side is walked with the filetype's cursor,
- * one positional storage access per contiguous file run. Collective accesses currently run as coordinated
- * independent accesses; reads past the end of the file return short counts.
+ * one positional storage access per contiguous file run (or one per sieve window, see {@link Hints}). Collective
+ * accesses currently run as coordinated independent accesses; reads past the end of the file return short counts.
  *
- * <p>One thread per rank uses a file at a time.
+ * <p>One thread per rank uses a file at a time, apart from the nonblocking independent accesses in flight.
  */
 public final class ParallelFile implements AutoCloseable {
     /** Packed bytes moved per step between memory and the file. */
@@ -43,11 +43,9 @@ public final class ParallelFile implements AutoCloseable {
     private FileView view = FileView.DEFAULT;
     /** The individual file pointer, in etypes of the current view. */
     private long pointer;
-    /**
-     * The shared file pointer, in etypes. Only collective calls move it (ordered access, {@link #seekShared}),
-     * so every rank holds the same value and no lock file or pointer server is needed.
-     */
-    private long sharedPointer;
+    /** The shared file pointer, in etypes, held by rank 0 (no lock file). */
+    private SharedPointer shared;
+    private boolean atomic;
     private boolean closed;
 
     private ParallelFile(final Communicator comm, final Path path, final Set<Mode> modes, final Storage storage,
@@ -121,6 +119,11 @@ public final class ParallelFile implements AutoCloseable {
             agreeOrClose(comm, null, storage);
         }
         final ParallelFile f = new ParallelFile(comm, path, m, wrap == null ? storage : wrap.apply(storage), hints);
+        try {
+            f.shared = new SharedPointer(comm);
+        } catch (ParioException e) {
+            agreeOrClose(comm, e, storage);
+        }
         if (m.contains(Mode.APPEND)) {
             // every rank starts at the same end of file: measured once, after every rank has opened it
             final long[] size = new long[1];
@@ -199,6 +202,10 @@ public final class ParallelFile implements AutoCloseable {
         }
         v = candidate;
         Agreement.agree(comm, failure);
+        if (comm.rank() == 0) {
+            // no rank can use the shared pointer before the allgather below, which waits for this rank
+            shared.setOnRoot(0);
+        }
         final long[] mine = {v.etype().extent(), v.datarep().ordinal()};
         final long[] all = new long[2 * comm.size()];
         comm.allgather(mine, 2, Datatype.LONG, all, 2, Datatype.LONG);
@@ -211,7 +218,6 @@ public final class ParallelFile implements AutoCloseable {
         }
         view = v;
         pointer = 0;
-        sharedPointer = 0;
     }
 
     /** @return every hint in effect, defaults included ({@code MPI_File_get_info}) */
@@ -265,32 +271,112 @@ public final class ParallelFile implements AutoCloseable {
 
     /** {@code MPI_File_write_at}: writes {@code count x type} from {@code buf} at view offset {@code offset}. */
     public Status writeAt(final long offset, final Object buf, final long count, final Datatype type) {
-        checkOpen();
-        checkWritable();
-        return new Status(-1, -1, Views.transfer(storage, view, true, Memory.ofObject(buf), count, type, offset, CHUNK,
-            0));
+        return status(move(true, offset, buf, count, type), count, type);
     }
 
     /** {@code MPI_File_read_at}: reads {@code count x type} into {@code buf}; short at the end of the file. */
     public Status readAt(final long offset, final Object buf, final long count, final Datatype type) {
-        checkOpen();
-        checkReadable();
-        return new Status(-1, -1, Views.transfer(storage, view, false, Memory.ofObject(buf), count, type, offset, CHUNK,
-            hints.readSieveBytes()));
+        return status(move(false, offset, buf, count, type), count, type);
     }
 
     /** {@code MPI_File_write}: at the individual pointer, which advances by the etypes written. */
     public Status write(final Object buf, final long count, final Datatype type) {
-        final Status s = writeAt(pointer, buf, count, type);
-        pointer += s.bytes() / view.etype().size();
-        return s;
+        final long fileBytes = move(true, pointer, buf, count, type);
+        pointer += fileBytes / view.etype().size();
+        return status(fileBytes, count, type);
     }
 
     /** {@code MPI_File_read}: at the individual pointer, which advances by the etypes read. */
     public Status read(final Object buf, final long count, final Datatype type) {
-        final Status s = readAt(pointer, buf, count, type);
-        pointer += s.bytes() / view.etype().size();
-        return s;
+        final long fileBytes = move(false, pointer, buf, count, type);
+        pointer += fileBytes / view.etype().size();
+        return status(fileBytes, count, type);
+    }
+
+    /**
+     * {@code MPI_File_write_shared}: writes at the shared file pointer, which every rank's shared-pointer accesses
+     * move atomically; ranks writing at once each get their own range, in an order the calls' arrival decides.
+     * Every rank must have the same view.
+     */
+    public Status writeShared(final Object buf, final long count, final Datatype type) {
+        return writeAt(shared.fetchAdd(etypes(count, type)), buf, count, type);
+    }
+
+    /** {@code MPI_File_read_shared}: reads at the shared file pointer, which moves by the etypes asked for. */
+    public Status readShared(final Object buf, final long count, final Datatype type) {
+        return readAt(shared.fetchAdd(etypes(count, type)), buf, count, type);
+    }
+
+    /** @return the bytes moved as the file holds them */
+    private long move(final boolean write, final long offset, final Object buf, final long count,
+                      final Datatype type) {
+        checkOpen();
+        if (write) {
+            checkWritable();
+        } else {
+            checkReadable();
+        }
+        return Views.transfer(storage, view, write, Memory.ofObject(buf), count, type, offset,
+            new Views.Access(CHUNK, hints.readSieveBytes(), hints.writeSieveBytes(), atomic));
+    }
+
+    /** The status of an access, in bytes of memory (they differ from the file's for external32 longs). */
+    private Status status(final long fileBytes, final long count, final Datatype type) {
+        final DataRepresentation rep = Views.packing(view);
+        final long fileSize = type.size(rep);
+        if (fileSize == type.size() || fileSize == 0) {
+            return new Status(-1, -1, fileBytes);
+        }
+        return new Status(-1, -1, fileBytes / fileSize * type.size());
+    }
+
+    /** @return {@code count x type} in etypes of the view, checked to be whole */
+    private long etypes(final long count, final Datatype type) {
+        checkOpen();
+        final long bytes = Math.multiplyExact(count, type.size(Views.packing(view)));
+        if (count < 0 || bytes % view.etype().size() != 0) {
+            throw ParioException.argument(count + " x " + type + " is not a whole number >= 0 of etypes of "
+                + view.etype().size() + " bytes");
+        }
+        return bytes / view.etype().size();
+    }
+
+    /**
+     * {@code MPI_File_get_type_extent}: the extent of a type as the file's data representation lays it out.
+     *
+     * @param type a datatype
+     * @return its extent in the file, in bytes
+     */
+    public long typeExtent(final Datatype type) {
+        final DataRepresentation rep = Views.packing(view);
+        if (type.size(rep) == type.size()) {
+            return type.extent();
+        }
+        if (type.combiner() == org.pario.datatypes.Combiner.NAMED) {
+            return type.size(rep);
+        }
+        throw ParioException.argument("typeExtent: " + type + " changes size in " + rep.mpiName()
+            + " and is not a basic type, so its layout in the file is not defined");
+    }
+
+    /**
+     * {@code MPI_File_set_atomicity}, collective: in atomic mode every independent access holds one byte-range lock
+     * over the bytes it can touch, so that concurrent accesses to overlapping bytes see each other whole or not
+     * at all. Every rank must pass the same value.
+     */
+    public void setAtomicity(final boolean on) {
+        checkOpen();
+        final long[] range = rangeOverRanks(on ? 1 : 0);
+        if (range[0] != range[1]) {
+            throw new ParioException(ErrorCategory.ARGUMENT, "setAtomicity: every rank must pass the same value",
+                null, true);
+        }
+        atomic = on;
+    }
+
+    /** @return whether the file is in atomic mode ({@code MPI_File_get_atomicity}) */
+    public boolean atomicity() {
+        return atomic;
     }
 
     // ------------------------------------------------------------------ nonblocking
@@ -319,6 +405,28 @@ public final class ParallelFile implements AutoCloseable {
         return ireadAt(at, buf, count, type);
     }
 
+    /** {@code MPI_File_iwrite_shared}: the shared pointer is moved at the call, the data written in the background. */
+    public org.pario.comm.Request<Status> iwriteShared(final Object buf, final long count, final Datatype type) {
+        final long at = shared.fetchAdd(etypes(count, type));
+        return iwriteAt(at, buf, count, type);
+    }
+
+    /** {@code MPI_File_iread_shared}: the shared pointer is moved at the call, the data read in the background. */
+    public org.pario.comm.Request<Status> ireadShared(final Object buf, final long count, final Datatype type) {
+        final long at = shared.fetchAdd(etypes(count, type));
+        return ireadAt(at, buf, count, type);
+    }
+
+    /** {@code MPI_File_iwrite_all}; completes before it returns, like {@link #iwriteAtAll}. */
+    public org.pario.comm.Request<Status> iwriteAll(final Object buf, final long count, final Datatype type) {
+        return done(writeAll(buf, count, type));
+    }
+
+    /** {@code MPI_File_iread_all}; completes before it returns, like {@link #iwriteAtAll}. */
+    public org.pario.comm.Request<Status> ireadAll(final Object buf, final long count, final Datatype type) {
+        return done(readAll(buf, count, type));
+    }
+
     /**
      * {@code MPI_File_iwrite_at_all}. Completes before it returns: its error agreement is a collective on the
      * file's communicator, which must run in call order on every rank (MPI allows a nonblocking call to complete
@@ -336,14 +444,8 @@ public final class ParallelFile implements AutoCloseable {
     }
 
     private long advance(final long count, final Datatype type) {
-        checkOpen();
-        final long bytes = Math.multiplyExact(count, type.size());
-        if (count < 0 || bytes % view.etype().size() != 0) {
-            throw ParioException.argument(count + " x " + type + " is not a whole number of etypes of "
-                + view.etype().size() + " bytes");
-        }
         final long at = pointer;
-        pointer += bytes / view.etype().size();
+        pointer += etypes(count, type);
         return at;
     }
 
@@ -404,7 +506,7 @@ public final class ParallelFile implements AutoCloseable {
     private long orderedOffset(final long count, final Datatype type) {
         checkOpen();
         long etypes = -1;
-        final long bytes = count < 0 ? -1 : count * type.size();
+        final long bytes = count < 0 ? -1 : count * type.size(Views.packing(view));
         if (bytes >= 0 && bytes % view.etype().size() == 0) {
             etypes = bytes / view.etype().size();
         }
@@ -422,9 +524,12 @@ public final class ParallelFile implements AutoCloseable {
             }
             total += all[r];
         }
-        final long at = sharedPointer + before;
-        sharedPointer += total;
-        return at;
+        final long[] base = new long[1];
+        if (comm.rank() == 0) {
+            base[0] = shared.addOnRoot(total);
+        }
+        comm.bcast(base, 1, Datatype.LONG, 0);
+        return base[0] + before;
     }
 
     /**
@@ -439,7 +544,11 @@ public final class ParallelFile implements AutoCloseable {
             throw new ParioException(ErrorCategory.ARGUMENT, "seekShared: every rank must pass the same offset >= 0, "
                 + "got " + range[0] + " to " + range[1], null, true);
         }
-        sharedPointer = offset;
+        if (comm.rank() == 0) {
+            shared.setOnRoot(offset);
+        }
+        // no rank may reserve from the pointer before rank 0 has set it
+        comm.barrier();
     }
 
     /**
@@ -453,9 +562,10 @@ public final class ParallelFile implements AutoCloseable {
         return new long[] {minAndComplementedMax[0], ~minAndComplementedMax[1]};
     }
 
-    /** @return the shared file pointer, in etypes ({@code MPI_File_get_position_shared}) */
+    /** @return the shared file pointer, in etypes ({@code MPI_File_get_position_shared}); not collective */
     public long positionShared() {
-        return sharedPointer;
+        checkOpen();
+        return shared.fetchAdd(0);
     }
 
     private Status collective(final java.util.function.Supplier<Status> access) {
@@ -550,7 +660,13 @@ public final class ParallelFile implements AutoCloseable {
         } catch (IOException e) {
             failure = ioError("close of " + path, e);
         }
-        Agreement.agree(comm, failure);
+        try {
+            Agreement.agree(comm, failure);
+        } finally {
+            if (shared != null) {
+                shared.close();
+            }
+        }
         if (modes.contains(Mode.DELETE_ON_CLOSE) && comm.rank() == 0) {
             try {
                 Files.deleteIfExists(path);

@@ -26,8 +26,14 @@ final class Views {
             throw ParioException.argument("setView: disp must be >= 0, got " + v.disp());
         }
         if (v.datarep() == DataRepresentation.EXTERNAL32) {
-            throw ParioException.argument("setView: the external32 data representation is not supported for files "
-                + "yet; use native or internal");
+            for (final Datatype t : new Datatype[] {v.etype(), v.filetype()}) {
+                if (t.size(DataRepresentation.EXTERNAL32) != t.size()) {
+                    throw ParioException.argument("setView: an external32 view needs an etype and filetype whose "
+                        + "basic types keep their size in external32, so that the filetype's layout holds in both; "
+                        + t + " has " + t.size() + " bytes here and " + t.size(DataRepresentation.EXTERNAL32)
+                        + " in external32 (long, unsigned_long and wchar shrink; use long_long, int64_t or int)");
+                }
+            }
         }
         final long esize = v.etype().size();
         if (esize <= 0) {
@@ -71,21 +77,37 @@ final class Views {
     }
 
     /**
+     * How one rank's independent access moves its data.
+     *
+     * @param chunk      packed bytes moved between memory and the file per step
+     * @param readSieve  the read sieve window in bytes, or 0 for one storage read per run
+     * @param writeSieve the write sieve window in bytes, or 0 for one storage write per run and no locks
+     * @param atomic     the whole access holds one byte-range lock over the bytes it can touch (atomic mode)
+     */
+    record Access(int chunk, int readSieve, int writeSieve, boolean atomic) {
+    }
+
+    /** @return the representation data is packed in for a view (internal is native in Pario) */
+    static DataRepresentation packing(final FileView v) {
+        return v.datarep() == DataRepresentation.EXTERNAL32 ? DataRepresentation.EXTERNAL32 : DataRepresentation.NATIVE;
+    }
+
+    /**
      * Moves {@code count x type} between memory and the file through the view, starting at view offset
      * {@code offset} (in etypes).
      *
-     * @return the bytes moved; fewer than asked only for reads that reach the end of the file
+     * @return the bytes moved, as the file holds them; fewer than asked only for reads that reach the end of the file
      */
     static long transfer(final Storage storage, final FileView v, final boolean write, final Memory m,
-                         final long count, final Datatype type, final long offset, final int chunkMax,
-                         final int sieveBytes) {
+                         final long count, final Datatype type, final long offset, final Access access) {
         if (count < 0) {
             throw ParioException.argument("count must be >= 0, got " + count);
         }
         if (offset < 0) {
             throw ParioException.argument("offset must be >= 0, got " + offset);
         }
-        final long bytes = Math.multiplyExact(count, type.size());
+        final DataRepresentation rep = packing(v);
+        final long bytes = Math.multiplyExact(count, type.size(rep));
         final long esize = v.etype().size();
         if (bytes % esize != 0) {
             throw ParioException.argument(count + " x " + type + " = " + bytes + " bytes is not a whole number of "
@@ -101,39 +123,198 @@ final class Views {
         final long start = Math.multiplyExact(offset, esize);
         final long end = Math.addExact(start, bytes);
         final Cursor file = v.filetype().cursor((end + fsize - 1) / fsize).seek(start).limit(end);
-        final ByteBuffer chunk = ByteBuffer.allocate((int) Math.min(bytes, chunkMax));
+        final ByteBuffer chunk = ByteBuffer.allocate((int) Math.min(bytes, access.chunk()));
+        final boolean canLock = storage.capabilities().contains(Storage.Capability.LOCK);
+        AutoCloseable whole = null;
         try {
-            return write ? write(storage, v, file, chunk, m, count, type, bytes) : read(storage, v, file, chunk, m,
-                count, type, sieveBytes);
+            if (access.atomic() && canLock) {
+                final Datatype f = v.filetype();
+                final long first = v.disp() + Math.multiplyExact(start / fsize, f.extent()) + f.trueLb();
+                final long last = v.disp() + Math.multiplyExact((end - 1) / fsize, f.extent()) + f.trueLb()
+                    + f.trueExtent();
+                whole = storage.lock(first, last - first);
+            }
+            final int writeSieve = storage.capabilities().contains(Storage.Capability.POSITIONAL_READ)
+                ? access.writeSieve() : 0;
+            final boolean lockEach = whole == null && writeSieve > 0 && canLock;
+            return write ? write(storage, v, file, new Source(chunk, m, count, type, rep, bytes), writeSieve,
+                lockEach) : read(storage, v, file, chunk, m, count, type, rep, access.readSieve());
         } catch (IOException e) {
             throw new ParioException(ErrorCategory.IO, (write ? "write" : "read") + " failed: " + e, e);
+        } finally {
+            if (whole != null) {
+                try {
+                    whole.close();
+                } catch (Exception e) {
+                    throw new ParioException(ErrorCategory.IO, "releasing the atomic-mode lock failed: " + e, e);
+                }
+            }
         }
     }
 
-    private static long write(final Storage storage, final FileView v, final Cursor file, final ByteBuffer chunk,
-                              final Memory m, final long count, final Datatype type, final long bytes)
-        throws IOException {
-        long memPos = 0;
-        int filled = 0;
-        int used = 0;
+    /**
+     * Writes through the view with data sieving: consecutive runs whose span fits the window become one
+     * read-modify-write of the window (one storage read and one write instead of one write per run), under a
+     * byte-range lock so that ranks writing interleaved views never write back stale copies of each other's bytes
+     * (ROMIO's {@code ind_wr_buffer_size}). Gapless windows skip the read. With locking on, every write takes the
+     * lock of its range, not only the sieved ones, for the same reason.
+     */
+    private static long write(final Storage storage, final FileView v, final Cursor file, final Source src,
+                              final int sieveBytes, final boolean lockEach) throws IOException {
+        final ByteBuffer window = sieveBytes > 0 ? ByteBuffer.allocate(sieveBytes) : null;
+        final Batch batch = new Batch();
         while (file.next()) {
             final long at = v.disp() + file.offset();
             final long len = file.length();
-            long done = 0;
-            while (done < len) {
-                if (used == filled) {
-                    filled = (int) Math.min(chunk.capacity(), bytes - memPos);
-                    Packer.pack(m, m.origin(), type, count, DataRepresentation.NATIVE, memPos, chunk, 0, filled);
-                    memPos += filled;
-                    used = 0;
+            if (window == null || len >= window.capacity()) {
+                if (!batch.isEmpty()) {
+                    flushWrite(storage, window, batch, src, lockEach);
                 }
-                final int take = (int) Math.min(len - done, filled - used);
+                try (AutoCloseable lock = lockEach ? storage.lock(at, len) : null) {
+                    src.writeDirect(storage, at, len);
+                } catch (IOException e) {
+                    throw e;
+                } catch (Exception e) {
+                    throw new IOException("releasing a byte-range lock failed", e);
+                }
+                continue;
+            }
+            if (!batch.fits(at, len, window.capacity())) {
+                flushWrite(storage, window, batch, src, lockEach);
+            }
+            batch.add(at, len);
+        }
+        if (!batch.isEmpty()) {
+            flushWrite(storage, window, batch, src, lockEach);
+        }
+        return src.bytes;
+    }
+
+    /**
+     * Consecutive file runs gathered for one sieve window. Runs arrive in non-decreasing order (views guarantee
+     * it), so a window only grows forward.
+     */
+    private static final class Batch {
+        long[] offsets = new long[64];
+        long[] lengths = new long[64];
+        int runs;
+        /** The largest run end: runs of a read-only view may overlap, so the last run need not end last. */
+        private long end;
+
+        boolean isEmpty() {
+            return runs == 0;
+        }
+
+        long start() {
+            return offsets[0];
+        }
+
+        long end() {
+            return end;
+        }
+
+        /** @return whether a run can join without the window's span exceeding {@code capacity} */
+        boolean fits(final long at, final long len, final int capacity) {
+            return runs == 0 || Math.max(end, at + len) - start() <= capacity;
+        }
+
+        void add(final long at, final long len) {
+            if (runs == offsets.length) {
+                offsets = java.util.Arrays.copyOf(offsets, runs * 2);
+                lengths = java.util.Arrays.copyOf(lengths, runs * 2);
+            }
+            offsets[runs] = at;
+            lengths[runs] = len;
+            end = runs == 0 ? at + len : Math.max(end, at + len);
+            runs++;
+        }
+    }
+
+    /** Writes a batch's window and empties the batch. */
+    private static void flushWrite(final Storage storage, final ByteBuffer window, final Batch batch, final Source src,
+                                   final boolean lockEach) throws IOException {
+        final long start = batch.start();
+        final int span = (int) (batch.end() - start);
+        final long[] offsets = batch.offsets;
+        final long[] lengths = batch.lengths;
+        final int runs = batch.runs;
+        batch.runs = 0;
+        boolean gaps = false;
+        for (int i = 1; i < runs && !gaps; i++) {
+            gaps = offsets[i] != offsets[i - 1] + lengths[i - 1];
+        }
+        try (AutoCloseable lock = lockEach ? storage.lock(start, span) : null) {
+            window.clear().limit(span);
+            if (gaps) {
+                final long got = storage.read(start, window);
+                // past the end of the file the holes read as zeros, which is what the file would hold there
+                for (int i = (int) got; i < span; i++) {
+                    window.put(i, (byte) 0);
+                }
+            }
+            for (int i = 0; i < runs; i++) {
+                src.copyTo(window, (int) (offsets[i] - start), (int) lengths[i]);
+            }
+            storage.write(start, window.clear().limit(span));
+        } catch (IOException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IOException("releasing a byte-range lock failed", e);
+        }
+    }
+
+    /** Packs memory into the file's stream order a chunk at a time and hands it out run by run. */
+    private static final class Source {
+        private final ByteBuffer chunk;
+        private final Memory memory;
+        private final long count;
+        private final Datatype type;
+        private final DataRepresentation rep;
+        final long bytes;
+        private long memPos;
+        private int filled;
+        private int used;
+
+        Source(final ByteBuffer chunk, final Memory memory, final long count, final Datatype type,
+               final DataRepresentation rep, final long bytes) {
+            this.chunk = chunk;
+            this.memory = memory;
+            this.count = count;
+            this.type = type;
+            this.rep = rep;
+            this.bytes = bytes;
+        }
+
+        private void refill() {
+            if (used == filled) {
+                filled = (int) Math.min(chunk.capacity(), bytes - memPos);
+                Packer.pack(memory, memory.origin(), type, count, rep, memPos, chunk, 0, filled);
+                memPos += filled;
+                used = 0;
+            }
+        }
+
+        void copyTo(final ByteBuffer dst, final int index, final int length) {
+            int done = 0;
+            while (done < length) {
+                refill();
+                final int take = Math.min(length - done, filled - used);
+                dst.put(index + done, chunk, used, take);
+                done += take;
+                used += take;
+            }
+        }
+
+        void writeDirect(final Storage storage, final long at, final long length) throws IOException {
+            long done = 0;
+            while (done < length) {
+                refill();
+                final int take = (int) Math.min(length - done, filled - used);
                 storage.write(at + done, chunk.slice(used, take));
                 done += take;
                 used += take;
             }
         }
-        return bytes;
     }
 
     /**
@@ -142,65 +323,44 @@ final class Views {
      * {@code ind_rd_buffer_size}). Runs are non-decreasing (the view guarantees it), so a window only grows forward.
      */
     private static long read(final Storage storage, final FileView v, final Cursor file, final ByteBuffer chunk,
-                             final Memory m, final long count, final Datatype type, final int sieveBytes)
-        throws IOException {
-        final Sink sink = new Sink(chunk, m, count, type);
+                             final Memory m, final long count, final Datatype type, final DataRepresentation rep,
+                             final int sieveBytes) throws IOException {
+        final Sink sink = new Sink(chunk, m, count, type, rep);
         final ByteBuffer window = sieveBytes > 0 ? ByteBuffer.allocate(sieveBytes) : null;
-        long[] offsets = new long[64];
-        long[] lengths = new long[64];
-        int runs = 0;
-        long windowStart = 0;
-        boolean more = file.next();
-        while (more) {
+        final Batch batch = new Batch();
+        while (file.next()) {
             final long at = v.disp() + file.offset();
             final long len = file.length();
             if (window == null || len >= window.capacity()) {
                 // a large run, or sieving off: one read straight from the file
-                final long before = sink.got;
-                if (runs > 0) {
-                    if (!flush(storage, window, windowStart, offsets, lengths, runs, sink)) {
-                        return sink.finish();
-                    }
-                    runs = 0;
-                }
-                if (!sink.readDirect(storage, at, len)) {
+                if (!batch.isEmpty() && !flush(storage, window, batch, sink) || !sink.readDirect(storage, at, len)) {
                     return sink.finish();
-                }
-                more = file.next();
-                if (sink.got - before < 0) {
-                    throw new IllegalStateException();
                 }
                 continue;
             }
-            if (runs > 0 && at + len - windowStart > window.capacity()) {
-                if (!flush(storage, window, windowStart, offsets, lengths, runs, sink)) {
-                    return sink.finish();
-                }
-                runs = 0;
+            if (!batch.fits(at, len, window.capacity()) && !flush(storage, window, batch, sink)) {
+                return sink.finish();
             }
-            if (runs == 0) {
-                windowStart = at;
-            }
-            if (runs == offsets.length) {
-                offsets = java.util.Arrays.copyOf(offsets, runs * 2);
-                lengths = java.util.Arrays.copyOf(lengths, runs * 2);
-            }
-            offsets[runs] = at;
-            lengths[runs] = len;
-            runs++;
-            more = file.next();
+            batch.add(at, len);
         }
-        if (runs > 0) {
-            flush(storage, window, windowStart, offsets, lengths, runs, sink);
+        if (!batch.isEmpty()) {
+            flush(storage, window, batch, sink);
         }
         return sink.finish();
     }
 
-    /** Reads one window and hands its runs to the sink; false once the end of the file cut a run short. */
-    private static boolean flush(final Storage storage, final ByteBuffer window, final long start, final long[] offsets,
-                                 final long[] lengths, final int runs, final Sink sink) throws IOException {
-        final long end = offsets[runs - 1] + lengths[runs - 1];
-        final long got = storage.read(start, window.clear().limit((int) (end - start)));
+    /**
+     * Reads a batch's window, hands its runs to the sink and empties the batch; false once the end of the file cut
+     * a run short.
+     */
+    private static boolean flush(final Storage storage, final ByteBuffer window, final Batch batch, final Sink sink)
+        throws IOException {
+        final long start = batch.start();
+        final long[] offsets = batch.offsets;
+        final long[] lengths = batch.lengths;
+        final int runs = batch.runs;
+        batch.runs = 0;
+        final long got = storage.read(start, window.clear().limit((int) (batch.end() - start)));
         for (int i = 0; i < runs; i++) {
             final long from = offsets[i] - start;
             final long available = Math.max(0, Math.min(lengths[i], got - from));
@@ -218,15 +378,18 @@ final class Views {
         private final Memory memory;
         private final long count;
         private final Datatype type;
+        private final DataRepresentation rep;
         private int filled;
         private long memPos;
         long got;
 
-        Sink(final ByteBuffer chunk, final Memory memory, final long count, final Datatype type) {
+        Sink(final ByteBuffer chunk, final Memory memory, final long count, final Datatype type,
+             final DataRepresentation rep) {
             this.chunk = chunk;
             this.memory = memory;
             this.count = count;
             this.type = type;
+            this.rep = rep;
         }
 
         void take(final ByteBuffer from, final int index, final int length) {
@@ -263,7 +426,7 @@ final class Views {
         }
 
         private void drain() {
-            Packer.unpack(chunk, 0, filled, memory, memory.origin(), type, count, DataRepresentation.NATIVE, memPos);
+            Packer.unpack(chunk, 0, filled, memory, memory.origin(), type, count, rep, memPos);
             memPos += filled;
             filled = 0;
         }

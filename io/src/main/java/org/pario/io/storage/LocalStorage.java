@@ -15,6 +15,12 @@ import java.util.Set;
  */
 public final class LocalStorage implements Storage {
     private final FileChannel channel;
+    private final Object fileKey;
+    private final RangeLocks locks;
+    /** The system refuses exclusive locks on a file opened read-only, and shared ones on a write-only file. */
+    private final boolean writable;
+    /** Set by {@link #open}: false only for a write-only file the system would not let us read. */
+    private boolean readable;
 
     /**
      * Opens a file.
@@ -24,12 +30,41 @@ public final class LocalStorage implements Storage {
      * @throws IOException as the file system reports it
      */
     public LocalStorage(final Path path, final Set<? extends OpenOption> options) throws IOException {
-        this.channel = FileChannel.open(path, options);
+        this.channel = open(path, options);
+        this.writable = options.contains(java.nio.file.StandardOpenOption.WRITE);
+        final Object key = java.nio.file.Files.readAttributes(path,
+            java.nio.file.attribute.BasicFileAttributes.class).fileKey();
+        this.fileKey = key != null ? key : path.toRealPath();
+        this.locks = RangeLocks.of(fileKey);
+    }
+
+    /**
+     * Opens a file written only by the caller for reading too, when the system allows it, because data sieving
+     * reads before it writes (as ROMIO does); falls back to write-only, which disables sieving.
+     */
+    private FileChannel open(final Path path, final Set<? extends OpenOption> options) throws IOException {
+        readable = options.contains(java.nio.file.StandardOpenOption.READ);
+        if (!readable && options.contains(java.nio.file.StandardOpenOption.WRITE)) {
+            final Set<OpenOption> both = new java.util.HashSet<>(options);
+            both.add(java.nio.file.StandardOpenOption.READ);
+            try {
+                final FileChannel c = FileChannel.open(path, both);
+                readable = true;
+                return c;
+            } catch (java.nio.file.AccessDeniedException e) {
+                // write permission only
+            }
+        }
+        return FileChannel.open(path, options);
     }
 
     @Override
     public Set<Capability> capabilities() {
-        return EnumSet.allOf(Capability.class);
+        final Set<Capability> c = EnumSet.allOf(Capability.class);
+        if (!readable) {
+            c.remove(Capability.POSITIONAL_READ);
+        }
+        return c;
     }
 
     @Override
@@ -74,12 +109,37 @@ public final class LocalStorage implements Storage {
 
     @Override
     public AutoCloseable lock(final long position, final long length) throws IOException {
-        final FileLock lock = channel.lock(position, Math.max(1, length), false);
-        return lock::release;
+        final long end = position + Math.max(1, length);
+        final long[] range;
+        try {
+            range = locks.acquire(position, end);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new java.io.InterruptedIOException("interrupted while waiting for a lock on bytes " + position
+                + " to " + end);
+        }
+        final FileLock lock;
+        try {
+            lock = channel.lock(position, end - position, !writable);
+        } catch (IOException | RuntimeException e) {
+            locks.unlock(range);
+            throw e;
+        }
+        return () -> {
+            try {
+                lock.release();
+            } finally {
+                locks.unlock(range);
+            }
+        };
     }
 
     @Override
     public void close() throws IOException {
-        channel.close();
+        try {
+            channel.close();
+        } finally {
+            locks.release(fileKey);
+        }
     }
 }

@@ -1,0 +1,99 @@
+package org.pario.io;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.pario.ParioException;
+import org.pario.comm.Communicator;
+import org.pario.datatypes.Datatype;
+
+/**
+ * The shared file pointer of one open file, in etypes: one counter held by rank 0 and served by a thread of rank 0
+ * over a private communicator, so that {@code readShared}/{@code writeShared} on any rank can reserve their range
+ * with one round trip and no lock file. Collective moves (ordered access, {@code seekShared}, {@code setView}) are
+ * made by rank 0 directly, at a point of the collective every rank passes through.
+ */
+final class SharedPointer implements AutoCloseable {
+    private static final int REQUEST = 1;
+    private static final int REPLY = 2;
+    private static final long FETCH_ADD = 0;
+    private static final long STOP = 1;
+
+    private final Communicator comm;
+    /** The counter itself; meaningful on rank 0 only. */
+    private final AtomicLong value = new AtomicLong();
+    private final Thread server;
+
+    /** Collective over {@code parent}: every rank builds its end of the pointer. */
+    SharedPointer(final Communicator parent) {
+        this.comm = parent.dup();
+        if (comm.rank() == 0 && comm.size() > 1) {
+            server = new Thread(this::serve, "pario-shared-pointer");
+            server.setDaemon(true);
+            server.start();
+        } else {
+            server = null;
+        }
+    }
+
+    /**
+     * Atomically adds {@code delta} etypes to the pointer, from any rank, at any time (not collective).
+     *
+     * @return the pointer before the addition
+     */
+    synchronized long fetchAdd(final long delta) {
+        if (comm.rank() == 0) {
+            return value.getAndAdd(delta);
+        }
+        // one request at a time per rank (synchronized), so replies cannot be taken by the wrong caller
+        comm.send(new long[] {FETCH_ADD, delta}, 2, Datatype.LONG, 0, REQUEST);
+        final long[] reply = new long[1];
+        comm.recv(reply, 1, Datatype.LONG, 0, REPLY);
+        return reply[0];
+    }
+
+    /** Rank 0 only, inside a collective: sets the pointer. */
+    void setOnRoot(final long etypes) {
+        value.set(etypes);
+    }
+
+    /** Rank 0 only, inside a collective: adds and returns the value before. */
+    long addOnRoot(final long etypes) {
+        return value.getAndAdd(etypes);
+    }
+
+    private void serve() {
+        final long[] request = new long[2];
+        while (true) {
+            final org.pario.comm.Status from;
+            try {
+                from = comm.recv(request, 2, Datatype.LONG, Communicator.ANY_SOURCE, REQUEST);
+            } catch (ParioException e) {
+                // a failed or departed peer: the comm layer fails every other rank's pending requests too
+                return;
+            }
+            if (request[0] == STOP) {
+                return;
+            }
+            final long before = value.getAndAdd(request[1]);
+            try {
+                comm.send(new long[] {before}, 1, Datatype.LONG, from.source(), REPLY);
+            } catch (ParioException e) {
+                // the requester is gone; others may still be served
+            }
+        }
+    }
+
+    /** Called by every rank once no rank uses the pointer any more (inside the file's collective close). */
+    @Override
+    public void close() {
+        if (server != null) {
+            comm.send(new long[] {STOP, 0}, 2, Datatype.LONG, 0, REQUEST);
+            try {
+                server.join(10_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        comm.close();
+    }
+}

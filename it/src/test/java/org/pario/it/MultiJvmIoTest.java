@@ -1,0 +1,80 @@
+package org.pario.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** One file written by ranks in separate JVMs at once: byte-range locks and the shared pointer across processes. */
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
+class MultiJvmIoTest {
+    @TempDir
+    Path dir;
+
+    private void run(final int n, final String mode, final Path file) throws Exception {
+        final String job = "io-" + UUID.randomUUID();
+        final List<Process> ranks = new ArrayList<>();
+        for (int r = 0; r < n; r++) {
+            final ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java")
+                .toString(), "-Xmx256m", "-cp", System.getProperty("java.class.path"), IoJobMain.class.getName(), mode,
+                file.toString()).redirectErrorStream(true);
+            pb.environment().put("PARIO_RANK", Integer.toString(r));
+            pb.environment().put("PARIO_SIZE", Integer.toString(n));
+            pb.environment().put("PARIO_JOB", job);
+            pb.environment().put("PARIO_RENDEZVOUS_DIR", dir.toString());
+            pb.environment().put("PARIO_BIND", "127.0.0.1");
+            ranks.add(pb.start());
+        }
+        for (int r = 0; r < n; r++) {
+            final Process p = ranks.get(r);
+            final String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertTrue(p.waitFor(60, TimeUnit.SECONDS));
+            assertTrue(out.contains("rank " + r + " ok"), "rank " + r + " printed:\n" + out);
+        }
+    }
+
+    @Test
+    void interleavedSievedWritesFromFourJvmsLoseNoByte() throws Exception {
+        final Path file = dir.resolve("interleaved.bin");
+        run(4, "interleave", file);
+        final ByteBuffer b = ByteBuffer.wrap(Files.readAllBytes(file)).order(ByteOrder.LITTLE_ENDIAN);
+        assertEquals(4L * 4 * IoJobMain.INTS, b.capacity());
+        for (int i = 0; i < 4 * IoJobMain.INTS; i++) {
+            assertEquals((i % 4 + 1) * 1_000_000 + i / 4, b.getInt(4 * i), "int " + i);
+        }
+    }
+
+    @Test
+    void sharedPointerWritesFromThreeJvmsTakeDisjointRanges() throws Exception {
+        final Path file = dir.resolve("shared.bin");
+        run(3, "shared", file);
+        final ByteBuffer b = ByteBuffer.wrap(Files.readAllBytes(file)).order(ByteOrder.LITTLE_ENDIAN);
+        final boolean[][] seen = new boolean[3][IoJobMain.RECORDS];
+        int at = 0;
+        int records = 0;
+        while (at < b.capacity()) {
+            final int r = b.getInt(at);
+            final int i = b.getInt(at + 4);
+            assertTrue(r >= 0 && r < 3 && i >= 0 && i < IoJobMain.RECORDS && !seen[r][i], "record at byte " + at);
+            for (int k = 0; k < r; k++) {
+                assertEquals(r * 1000 + i, b.getInt(at + 8 + 4 * k));
+            }
+            seen[r][i] = true;
+            records++;
+            at += 4 * (2 + r);
+        }
+        assertEquals(3 * IoJobMain.RECORDS, records);
+    }
+}
