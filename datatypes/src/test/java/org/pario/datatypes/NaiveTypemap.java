@@ -7,22 +7,22 @@ import java.util.List;
  * A deliberately naive expansion of a datatype into its full typemap, written from the MPI standard's
  * definitions and reading only {@link Datatype#contents()} and extents: the oracle the cursor is tested against.
  */
-final class NaiveTypemap {
+public final class NaiveTypemap {
     /** One entry: basic type, displacement and size. */
-    record Entry(String type, long disp, long size) {
+    public record Entry(String type, long disp, long size) {
     }
 
     private NaiveTypemap() {
     }
 
-    static List<Entry> expand(final Datatype t) {
+    public static List<Entry> expand(final Datatype t) {
         final List<Entry> out = new ArrayList<>();
         expand(t, 0, out);
         return out;
     }
 
     /** @return the merged byte runs of {@code count} elements, adjacent runs joined, empty runs dropped */
-    static List<long[]> runs(final Datatype t, final long count) {
+    public static List<long[]> runs(final Datatype t, final long count) {
         final List<long[]> runs = new ArrayList<>();
         final List<Entry> one = expand(t);
         for (long k = 0; k < count; k++) {

@@ -52,6 +52,11 @@ class SievingTest {
         }
 
         @Override
+        public long preferredBlockSize() {
+            return inner.preferredBlockSize();
+        }
+
+        @Override
         public long size() throws IOException {
             return inner.size();
         }

@@ -11,12 +11,14 @@ import java.util.Set;
 
 /**
  * A file on a local or POSIX file system, through one {@link FileChannel}: positional reads and writes (looped
- * until done, so no call is limited to 2 GiB), truncate, fsync and byte-range locks. All capabilities.
+ * until done, so no call is limited to 2 GiB), truncate, fsync and byte-range locks. Every capability but
+ * concatenation.
  */
 public final class LocalStorage implements Storage {
     private final FileChannel channel;
     private final Object fileKey;
     private final RangeLocks locks;
+    private final long blockSize;
     /** The system refuses exclusive locks on a file opened read-only, and shared ones on a write-only file. */
     private final boolean writable;
     /** Set by {@link #open}: false only for a write-only file the system would not let us read. */
@@ -36,6 +38,21 @@ public final class LocalStorage implements Storage {
             java.nio.file.attribute.BasicFileAttributes.class).fileKey();
         this.fileKey = key != null ? key : path.toRealPath();
         this.locks = RangeLocks.of(fileKey);
+        this.blockSize = blockSize(path);
+    }
+
+    private static long blockSize(final Path path) {
+        try {
+            final long b = java.nio.file.Files.getFileStore(path).getBlockSize();
+            return b > 0 ? b : 4096;
+        } catch (IOException | UnsupportedOperationException e) {
+            return 4096;
+        }
+    }
+
+    @Override
+    public long preferredBlockSize() {
+        return blockSize;
     }
 
     /**
@@ -61,6 +78,7 @@ public final class LocalStorage implements Storage {
     @Override
     public Set<Capability> capabilities() {
         final Set<Capability> c = EnumSet.allOf(Capability.class);
+        c.remove(Capability.CONCAT);
         if (!readable) {
             c.remove(Capability.POSITIONAL_READ);
         }

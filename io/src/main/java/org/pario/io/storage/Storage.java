@@ -21,11 +21,30 @@ public interface Storage extends AutoCloseable {
         /** Shrinking or growing the file. */
         TRUNCATE,
         /** Byte-range locks between processes. */
-        LOCK
+        LOCK,
+        /** Joining finished part files into the file in one step ({@link #concat}). */
+        CONCAT
     }
 
     /** @return what this backend can do */
     Set<Capability> capabilities();
+
+    /**
+     * @return the unit in which the backend prefers data to be written (the file system's block size, an HDFS
+     *     block): collective I/O aligns its file domains to it
+     */
+    long preferredBlockSize();
+
+    /**
+     * Appends the contents of finished part files to this file and removes them, in one step; only backends with
+     * {@link Capability#CONCAT}.
+     *
+     * @param parts locations of the parts, in order
+     * @throws UnsupportedOperationException when the backend cannot
+     */
+    default void concat(final java.util.List<String> parts) throws IOException {
+        throw new UnsupportedOperationException("this storage cannot concatenate files");
+    }
 
     /** @return the file's size in bytes */
     long size() throws IOException;
