@@ -20,6 +20,15 @@ import org.pario.ParioException;
  *       sieving for independent writes (read-modify-write of a window under a byte-range lock); with
  *       {@code disable}, each run is written on its own and no lock is taken</td></tr>
  *   <tr><td>{@code ind_wr_buffer_size}</td><td>bytes of one sieving write window (default 524288)</td></tr>
+ *   <tr><td>{@code romio_cb_write}, {@code romio_cb_read}</td><td>{@code automatic} (default: two-phase
+ *       collective buffering when ranks' byte ranges interleave), {@code enable} or {@code disable}</td></tr>
+ *   <tr><td>{@code cb_buffer_size}</td><td>bytes an aggregator handles per round (default 16777216)</td></tr>
+ *   <tr><td>{@code cb_nodes}</td><td>the number of aggregators (default and maximum: what
+ *       {@code cb_config_list} selects); reported as the number in effect</td></tr>
+ *   <tr><td>{@code cb_config_list}</td><td>which ranks aggregate, ROMIO's grammar: comma-separated
+ *       {@code host:N}, {@code *:N} or {@code *:*} (default {@code *:1}, one per host)</td></tr>
+ *   <tr><td>{@code striping_unit}</td><td>bytes file domains are aligned to (default 0: the storage's preferred
+ *       block size)</td></tr>
  * </table>
  */
 public final class Hints {
@@ -34,10 +43,15 @@ public final class Hints {
         v.put("romio_ds_write", "automatic");
         v.put("ind_rd_buffer_size", "4194304");
         v.put("ind_wr_buffer_size", "524288");
+        v.put("romio_cb_write", "automatic");
+        v.put("romio_cb_read", "automatic");
+        v.put("cb_buffer_size", "16777216");
+        v.put("cb_config_list", "*:1");
+        v.put("striping_unit", "0");
         for (final Map.Entry<String, String> e : given.entrySet()) {
             v.put(e.getKey().trim(), e.getValue().trim());
         }
-        for (final String key : new String[] {"romio_ds_read", "romio_ds_write"}) {
+        for (final String key : new String[] {"romio_ds_read", "romio_ds_write", "romio_cb_write", "romio_cb_read"}) {
             final String mode = v.get(key).toLowerCase(Locale.ROOT);
             if (!mode.equals("automatic") && !mode.equals("enable") && !mode.equals("disable")) {
                 throw ParioException.argument("hint " + key + " must be automatic, enable or disable, got '" + mode
@@ -45,12 +59,19 @@ public final class Hints {
             }
             v.put(key, mode);
         }
-        for (final String key : new String[] {"ind_rd_buffer_size", "ind_wr_buffer_size"}) {
+        for (final String key : new String[] {"ind_rd_buffer_size", "ind_wr_buffer_size", "cb_buffer_size"}) {
             final long size = number(v, key);
             if (size < 1 || size > Integer.MAX_VALUE - 8) {
                 throw ParioException.argument("hint " + key + " must be in [1, 2^31 - 9], got " + size);
             }
         }
+        if (v.containsKey("cb_nodes") && number(v, "cb_nodes") < 1) {
+            throw ParioException.argument("hint cb_nodes must be >= 1, got " + v.get("cb_nodes"));
+        }
+        if (number(v, "striping_unit") < 0) {
+            throw ParioException.argument("hint striping_unit must be >= 0, got " + v.get("striping_unit"));
+        }
+        Aggregators.parseConfigList(v.get("cb_config_list"));
         this.values = Collections.unmodifiableMap(v);
     }
 
@@ -68,6 +89,23 @@ public final class Hints {
         } catch (NumberFormatException e) {
             throw ParioException.argument("hint " + key + " must be a number of bytes, got '" + v.get(key) + "'");
         }
+    }
+
+    /** @return these hints with some values replaced (the values a file puts in effect) */
+    Hints with(final Map<String, String> changes) {
+        final Map<String, String> v = new TreeMap<>(values);
+        v.putAll(changes);
+        return new Hints(v);
+    }
+
+    /** @return a hint's value as a number */
+    long number(final String key) {
+        return number(values, key);
+    }
+
+    /** @return a hint's value, or null */
+    String get(final String key) {
+        return values.get(key);
     }
 
     /** @return every hint with the value in effect, defaults included */

@@ -40,6 +40,8 @@ public final class ParallelFile implements AutoCloseable {
     private final Set<Mode> modes;
     private final Storage storage;
     private final Hints hints;
+    /** The collective engine; also holds every rank's view. */
+    private TwoPhase twoPhase;
     private FileView view = FileView.DEFAULT;
     /** The individual file pointer, in etypes of the current view. */
     private long pointer;
@@ -121,6 +123,7 @@ public final class ParallelFile implements AutoCloseable {
         final ParallelFile f = new ParallelFile(comm, path, m, wrap == null ? storage : wrap.apply(storage), hints);
         try {
             f.shared = new SharedPointer(comm);
+            f.twoPhase = new TwoPhase(comm, f.storage, hints, hostName());
         } catch (ParioException e) {
             agreeOrClose(comm, e, storage);
         }
@@ -140,6 +143,19 @@ public final class ParallelFile implements AutoCloseable {
             f.pointer = size[0];
         }
         return f;
+    }
+
+    /** This rank's host, as {@code cb_config_list} names it: {@code PARIO_HOST}, else the system's host name. */
+    private static String hostName() {
+        final String given = System.getenv("PARIO_HOST");
+        if (given != null && !given.isBlank()) {
+            return given.trim();
+        }
+        try {
+            return java.net.InetAddress.getLocalHost().getHostName();
+        } catch (java.net.UnknownHostException e) {
+            return "localhost";
+        }
     }
 
     private static void agreeOrClose(final Communicator comm, final Throwable failure, final Storage storage) {
@@ -194,9 +210,10 @@ public final class ParallelFile implements AutoCloseable {
         Throwable failure = null;
         final FileView v;
         FileView candidate = null;
+        boolean monotone = false;
         try {
             candidate = new FileView(disp, etype, filetype, datarep);
-            Views.check(candidate, !modes.contains(Mode.RDONLY));
+            monotone = Views.check(candidate, !modes.contains(Mode.RDONLY));
         } catch (RuntimeException e) {
             failure = e;
         }
@@ -216,13 +233,14 @@ public final class ParallelFile implements AutoCloseable {
                     + ", this rank " + mine[0] + " and " + datarep);
             }
         }
+        twoPhase.setViews(v, monotone);
         view = v;
         pointer = 0;
     }
 
     /** @return every hint in effect, defaults included ({@code MPI_File_get_info}) */
     public Hints hints() {
-        return hints;
+        return twoPhase.hints();
     }
 
     /** @return this rank's view */
@@ -467,24 +485,54 @@ public final class ParallelFile implements AutoCloseable {
             return t;
         });
 
-    /** {@code MPI_File_write_at_all}, collective. */
+    /** {@code MPI_File_write_at_all}, collective (two-phase I/O, see {@link Hints}). */
     public Status writeAtAll(final long offset, final Object buf, final long count, final Datatype type) {
-        return collective(() -> writeAt(offset, buf, count, type));
+        return status(collectiveMove(true, offset, buf, count, type), count, type);
     }
 
     /** {@code MPI_File_read_at_all}, collective. */
     public Status readAtAll(final long offset, final Object buf, final long count, final Datatype type) {
-        return collective(() -> readAt(offset, buf, count, type));
+        return status(collectiveMove(false, offset, buf, count, type), count, type);
     }
 
     /** {@code MPI_File_write_all}, collective, at the individual pointer. */
     public Status writeAll(final Object buf, final long count, final Datatype type) {
-        return collective(() -> write(buf, count, type));
+        final long fileBytes = collectiveMove(true, pointer, buf, count, type);
+        pointer += fileBytes / view.etype().size();
+        return status(fileBytes, count, type);
     }
 
     /** {@code MPI_File_read_all}, collective, at the individual pointer. */
     public Status readAll(final Object buf, final long count, final Datatype type) {
-        return collective(() -> read(buf, count, type));
+        final long fileBytes = collectiveMove(false, pointer, buf, count, type);
+        pointer += fileBytes / view.etype().size();
+        return status(fileBytes, count, type);
+    }
+
+    /**
+     * A collective access: two-phase when the hints and the ranks' ranges call for it, otherwise independent
+     * accesses whose outcome is agreed.
+     *
+     * @return the bytes moved as the file holds them
+     */
+    private long collectiveMove(final boolean write, final long offset, final Object buf, final long count,
+                                final Datatype type) {
+        checkOpen();
+        if (write) {
+            checkWritable();
+        } else {
+            checkReadable();
+        }
+        final long moved = twoPhase.access(write, view, buf, count, type, offset);
+        if (moved >= 0) {
+            return moved;
+        }
+        final long[] independent = new long[1];
+        collective(() -> {
+            independent[0] = move(write, offset, buf, count, type);
+            return null;
+        });
+        return independent[0];
     }
 
     /**
@@ -665,6 +713,9 @@ public final class ParallelFile implements AutoCloseable {
         } finally {
             if (shared != null) {
                 shared.close();
+            }
+            if (twoPhase != null) {
+                twoPhase.close();
             }
         }
         if (modes.contains(Mode.DELETE_ON_CLOSE) && comm.rank() == 0) {

@@ -20,8 +20,13 @@ final class Views {
     private Views() {
     }
 
-    /** Checks a view as {@code MPI_File_set_view} requires. */
-    static void check(final FileView v, final boolean writable) {
+    /**
+     * Checks a view as {@code MPI_File_set_view} requires.
+     *
+     * @return whether the view maps its stream to strictly increasing, non-overlapping file bytes (always true of
+     *     a writable view that passes; two-phase collective reads need it)
+     */
+    static boolean check(final FileView v, final boolean writable) {
         if (v.disp() < 0) {
             throw ParioException.argument("setView: disp must be >= 0, got " + v.disp());
         }
@@ -53,6 +58,7 @@ final class Views {
         long previousEnd = Long.MIN_VALUE;
         long first = Long.MIN_VALUE;
         long runs = 0;
+        boolean overlap = false;
         while (c.next() && runs++ < CHECKED_RUNS) {
             if (c.offset() < 0) {
                 throw ParioException.argument("setView: filetype " + v.filetype() + " has data at negative "
@@ -62,6 +68,7 @@ final class Views {
                 first = c.offset();
             }
             if (previousEnd != Long.MIN_VALUE) {
+                overlap |= c.offset() < previousEnd;
                 if (c.offset() < previousEnd && (writable || c.offset() + c.length() <= previousEnd)) {
                     throw ParioException.argument("setView: filetype " + v.filetype() + " displacements "
                         + (c.offset() + c.length() <= previousEnd ? "decrease" : "overlap") + " at byte " + c.offset()
@@ -70,10 +77,12 @@ final class Views {
             }
             previousEnd = Math.max(previousEnd, c.offset() + c.length());
         }
-        if (writable && first != Long.MIN_VALUE && previousEnd > first + v.filetype().extent()) {
+        final boolean tilesOverlap = first != Long.MIN_VALUE && previousEnd > first + v.filetype().extent();
+        if (writable && tilesOverlap) {
             throw ParioException.argument("setView: filetype " + v.filetype() + " reaches byte " + previousEnd
                 + " but repeats every " + v.filetype().extent() + " bytes, so its copies overlap");
         }
+        return writable || !overlap && !tilesOverlap && runs <= CHECKED_RUNS;
     }
 
     /**

@@ -31,7 +31,8 @@ import org.pario.datatypes.RandomTypes;
  * (each over a file that already holds sentinel bytes in part), and what independent and collective reads
  * return. Views are darrays (BLOCK, CYCLIC(k), NONE; C and Fortran) or random nested types placed in one slot
  * per rank of a super-tile, so that ranks interleave; some ranks access nothing, offsets start anywhere, and
- * hints shrink the sieve windows.
+ * hints shrink the sieve windows and force two-phase I/O with 1 to all ranks as aggregators, rounds of a few
+ * bytes to a few KB, and odd file-domain alignments.
  */
 @Timeout(300)
 class ViewPropertyTest {
@@ -141,6 +142,17 @@ class ViewPropertyTest {
         }
         if (rnd.nextInt(4) == 0) {
             hints.put("romio_ds_write", "disable");
+        }
+        // two-phase: forced on most of the time, with several aggregators, tiny rounds and odd alignments
+        if (rnd.nextInt(4) != 0) {
+            hints.put("romio_cb_write", "enable");
+            hints.put("romio_cb_read", "enable");
+        }
+        hints.put("cb_config_list", "*:*");
+        hints.put("cb_nodes", Integer.toString(1 + rnd.nextInt(ranks)));
+        hints.put("cb_buffer_size", Integer.toString(rnd.nextBoolean() ? 1 + rnd.nextInt(64) : 16 + rnd.nextInt(5000)));
+        if (rnd.nextBoolean()) {
+            hints.put("striping_unit", Integer.toString(1 + rnd.nextInt(100)));
         }
         return new Case(ranks, etype, filetypes, disps, offsets, counts, hints, rnd.nextLong(maxEnd / 2 + 1));
     }

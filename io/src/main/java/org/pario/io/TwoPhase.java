@@ -1,0 +1,568 @@
+package org.pario.io;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+import org.pario.ErrorCategory;
+import org.pario.ParioException;
+import org.pario.comm.Communicator;
+import org.pario.comm.Request;
+import org.pario.comm.Status;
+import org.pario.datatypes.Cursor;
+import org.pario.datatypes.DataRepresentation;
+import org.pario.datatypes.Datatype;
+import org.pario.datatypes.Memory;
+import org.pario.datatypes.Packer;
+import org.pario.io.storage.Storage;
+
+/**
+ * Two-phase collective I/O. The ranks' views are exchanged once, when a view is set, as type expressions; a
+ * collective call then exchanges four numbers per rank (its stream range and the file bytes it spans). Every rank
+ * computes the same plan from them: the accessed file range split into one file domain per aggregator (aligned to
+ * {@code striping_unit} or the storage's block size), each processed in rounds of at most {@code cb_buffer_size}
+ * bytes. In a round, the bytes of a rank that fall in an aggregator's window are one contiguous range of the rank's
+ * stream (views of writable files have increasing runs), so the rank packs that range and sends it in one message,
+ * and the aggregator places it with the rank's filetype cursor: no offset lists travel, and nothing grows with the
+ * element count. Round i's storage write overlaps round i+1's exchange (for reads, the next window is read ahead
+ * while this one is sent). Every round ends with an agreement, so an error on any rank fails the call on all ranks
+ * before any further data is written, and every message of a round is sent even by a failing rank, so no rank is
+ * left waiting.
+ */
+final class TwoPhase {
+    private static final int TAG_WRITE = 11;
+    private static final int TAG_READ = 12;
+    /** Threads that write and read aggregators' windows in the background; daemons. */
+    private static final ExecutorService STORAGE_IO = Executors.newCachedThreadPool(r -> {
+        final Thread t = new Thread(r, "pario-two-phase-io");
+        t.setDaemon(true);
+        return t;
+    });
+
+    private final Communicator comm;
+    private final Storage storage;
+    private final int[] aggregators;
+    private final int myAggregatorIndex;
+    private Hints hints;
+    /** Every rank's view, by rank. */
+    private FileView[] views;
+    /** Whether each rank's view maps its stream to strictly increasing, non-overlapping file bytes. */
+    private boolean[] monotone;
+    private byte[][] windows;
+
+    /** Collective over {@code fileComm}: chooses the aggregators. */
+    TwoPhase(final Communicator fileComm, final Storage storage, final Hints hints, final String host) {
+        this.comm = fileComm.dup();
+        this.storage = storage;
+        this.aggregators = Aggregators.choose(comm, hints, host);
+        this.myAggregatorIndex = Arrays.binarySearch(aggregators, comm.rank());
+        final StringBuilder list = new StringBuilder();
+        for (final int a : aggregators) {
+            list.append(list.length() == 0 ? "" : ",").append(a);
+        }
+        this.hints = hints.with(java.util.Map.of("cb_nodes", Integer.toString(aggregators.length),
+            "pario_cb_aggregators", list.toString()));
+        final int n = comm.size();
+        this.views = new FileView[n];
+        Arrays.fill(views, FileView.DEFAULT);
+        this.monotone = new boolean[n];
+        Arrays.fill(monotone, true);
+    }
+
+    /** @return the hints with the values this file put in effect ({@code cb_nodes}, the aggregator ranks) */
+    Hints hints() {
+        return hints;
+    }
+
+    /** Collective: learns every rank's view. */
+    void setViews(final FileView mine, final boolean mineMonotone) {
+        final String text = mine.disp() + "\n" + mine.etype() + "\n" + mine.filetype() + "\n" + mine.datarep().mpiName()
+            + "\n" + mineMonotone;
+        final List<String> all = Aggregators.allgatherStrings(comm, text);
+        final FileView[] v = new FileView[all.size()];
+        final boolean[] m = new boolean[all.size()];
+        for (int r = 0; r < v.length; r++) {
+            if (r == comm.rank()) {
+                v[r] = mine;
+                m[r] = mineMonotone;
+                continue;
+            }
+            final String[] parts = all.get(r).split("\n");
+            v[r] = new FileView(Long.parseLong(parts[0]), Datatype.parse(parts[1]), Datatype.parse(parts[2]),
+                DataRepresentation.of(parts[3]));
+            m[r] = Boolean.parseBoolean(parts[4]);
+        }
+        views = v;
+        monotone = m;
+    }
+
+    void close() {
+        comm.close();
+    }
+
+    // ------------------------------------------------------------------ geometry
+
+    /** @return the absolute file offset of stream byte {@code p} of a view */
+    static long fileOffsetOf(final FileView v, final long p) {
+        final long fsize = v.filetype().size();
+        final Cursor c = v.filetype().cursor(p / fsize + 1).seek(p);
+        if (!c.next()) {
+            throw new IllegalStateException("no run at stream position " + p);
+        }
+        return v.disp() + c.offset();
+    }
+
+    /**
+     * @return the first stream position in {@code [from, to)} whose file byte lies at or after {@code fileOffset}, or
+     *     {@code to}; for a monotone view, the stream bytes in {@code [from, to)} that lie before {@code fileOffset}
+     *     are exactly {@code [from, result)}
+     */
+    static long streamAt(final FileView v, final long from, final long to, final long fileOffset) {
+        long lo = from;
+        long hi = to;
+        while (lo < hi) {
+            final long mid = lo + (hi - lo) / 2;
+            if (fileOffsetOf(v, mid) >= fileOffset) {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        return lo;
+    }
+
+    /** The shape of one collective call, the same on every rank. */
+    private static final class Plan {
+        final long[] starts;
+        final long[] ends;
+        /** File domain boundaries: aggregator i owns {@code [bounds[i], bounds[i + 1])}. */
+        final long[] bounds;
+        final long windowBytes;
+        final long rounds;
+
+        Plan(final long[] starts, final long[] ends, final long[] bounds, final long windowBytes) {
+            this.starts = starts;
+            this.ends = ends;
+            this.bounds = bounds;
+            this.windowBytes = windowBytes;
+            long r = 0;
+            for (int i = 0; i + 1 < bounds.length; i++) {
+                r = Math.max(r, (bounds[i + 1] - bounds[i] + windowBytes - 1) / windowBytes);
+            }
+            this.rounds = r;
+        }
+
+        long windowStart(final int aggregator, final long round) {
+            return Math.min(bounds[aggregator + 1], bounds[aggregator] + round * windowBytes);
+        }
+
+        long windowEnd(final int aggregator, final long round) {
+            return Math.min(bounds[aggregator + 1], bounds[aggregator] + (round + 1) * windowBytes);
+        }
+    }
+
+    // ------------------------------------------------------------------ the collective call
+
+    /**
+     * A collective write or read through the views, or -1 when this call should run as independent accesses
+     * instead (decided identically on every rank).
+     *
+     * @return the bytes moved as the file holds them
+     */
+    long access(final boolean write, final FileView v, final Object buf, final long count, final Datatype type,
+                final long offset) {
+        final DataRepresentation rep = Views.packing(v);
+        Throwable failure = null;
+        Memory m = null;
+        long start = 0;
+        long end = 0;
+        long lo = 0;
+        long hi = 0;
+        try {
+            m = Memory.ofObject(buf);
+            if (count < 0) {
+                throw ParioException.argument("count must be >= 0, got " + count);
+            }
+            if (offset < 0) {
+                throw ParioException.argument("offset must be >= 0, got " + offset);
+            }
+            final long bytes = Math.multiplyExact(count, type.size(rep));
+            final long esize = v.etype().size();
+            if (bytes % esize != 0) {
+                throw ParioException.argument(count + " x " + type + " = " + bytes + " bytes is not a whole number of "
+                    + "etypes of " + esize + " bytes");
+            }
+            if (bytes > 0 && v.filetype().size() == 0) {
+                throw ParioException.argument("the view's filetype " + v.filetype() + " holds no data");
+            }
+            start = Math.multiplyExact(offset, esize);
+            end = Math.addExact(start, bytes);
+            if (bytes > 0) {
+                lo = fileOffsetOf(v, start);
+                hi = fileOffsetOf(v, end - 1) + 1;
+            }
+        } catch (RuntimeException e) {
+            failure = e;
+        }
+        Agreement.agree(comm, failure);
+        final int n = comm.size();
+        final long[] all = new long[4 * n];
+        comm.allgather(new long[] {start, end, lo, hi}, 4, Datatype.LONG, all, 4, Datatype.LONG);
+        final long[] starts = new long[n];
+        final long[] ends = new long[n];
+        long min = Long.MAX_VALUE;
+        long max = Long.MIN_VALUE;
+        final List<long[]> ranges = new ArrayList<>();
+        boolean allMonotone = true;
+        for (int r = 0; r < n; r++) {
+            starts[r] = all[4 * r];
+            ends[r] = all[4 * r + 1];
+            if (ends[r] > starts[r]) {
+                min = Math.min(min, all[4 * r + 2]);
+                max = Math.max(max, all[4 * r + 3]);
+                ranges.add(new long[] {all[4 * r + 2], all[4 * r + 3]});
+                allMonotone &= monotone[r];
+            }
+        }
+        if (ranges.isEmpty()) {
+            return 0;
+        }
+        final String mode = hints.get(write ? "romio_cb_write" : "romio_cb_read");
+        if (mode.equals("disable") || !allMonotone || mode.equals("automatic") && !interleaved(ranges)) {
+            return -1;
+        }
+        final Plan plan = new Plan(starts, ends, domains(min, max), hints.number("cb_buffer_size"));
+        return write ? write(plan, v, m, count, type, rep) : read(plan, v, m, count, type, rep);
+    }
+
+    /** ROMIO's test: aggregation pays off only when some two ranks' byte ranges interleave. */
+    private static boolean interleaved(final List<long[]> ranges) {
+        ranges.sort((a, b) -> Long.compare(a[0], b[0]));
+        for (int i = 1; i < ranges.size(); i++) {
+            if (ranges.get(i)[0] < ranges.get(i - 1)[1]) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Splits {@code [min, max)} evenly among the aggregators, boundaries aligned to the stripe or block size. */
+    private long[] domains(final long min, final long max) {
+        final int k = aggregators.length;
+        final long striping = hints.number("striping_unit");
+        final long align = striping > 0 ? striping : storage.preferredBlockSize();
+        final long each = (max - min + k - 1) / k;
+        final long[] bounds = new long[k + 1];
+        bounds[0] = min;
+        for (int i = 1; i < k; i++) {
+            long b = min + i * each;
+            if (align > 1 && each >= align) {
+                b = (b + align / 2) / align * align;
+            }
+            bounds[i] = Math.max(bounds[i - 1], Math.min(max, b));
+        }
+        bounds[k] = max;
+        return bounds;
+    }
+
+    /** @return rank r's stream range {@code [s0, s1)} inside the file window {@code [ws, we)} */
+    private long[] piece(final Plan plan, final int r, final long ws, final long we) {
+        if (plan.ends[r] <= plan.starts[r] || ws >= we) {
+            return new long[] {0, 0};
+        }
+        final long s0 = streamAt(views[r], plan.starts[r], plan.ends[r], ws);
+        final long s1 = streamAt(views[r], s0, plan.ends[r], we);
+        return new long[] {s0, s1};
+    }
+
+    /** Copies between a piece (rank r's stream bytes [s0, s1)) and the window that starts at file byte ws. */
+    private static void place(final FileView v, final long s0, final long s1, final byte[] piece, final byte[] window,
+                              final long ws, final boolean intoWindow, final BitSet covered) {
+        final long fsize = v.filetype().size();
+        final Cursor c = v.filetype().cursor((s1 + fsize - 1) / fsize).seek(s0).limit(s1);
+        int at = 0;
+        while (c.next()) {
+            final int w = (int) (v.disp() + c.offset() - ws);
+            final int len = (int) c.length();
+            if (covered != null) {
+                covered.set(w, w + len);
+            } else if (intoWindow) {
+                System.arraycopy(piece, at, window, w, len);
+            } else {
+                System.arraycopy(window, w, piece, at, len);
+            }
+            at += len;
+        }
+    }
+
+    private byte[] window(final int which) {
+        if (windows == null) {
+            windows = new byte[2][];
+        }
+        if (windows[which] == null) {
+            windows[which] = new byte[(int) hints.number("cb_buffer_size")];
+        }
+        return windows[which];
+    }
+
+    private long write(final Plan plan, final FileView v, final Memory m, final long count, final Datatype type,
+                       final DataRepresentation rep) {
+        final int me = comm.rank();
+        final int n = comm.size();
+        final CompletableFuture<?>[] pending = new CompletableFuture<?>[2];
+        Throwable failure = null;
+        try {
+            for (long round = 0; round < plan.rounds; round++) {
+                // phase 1: send this rank's bytes of every aggregator's window (always, even after a local failure)
+                for (int a = 0; a < aggregators.length; a++) {
+                    final long[] p = piece(plan, me, plan.windowStart(a, round), plan.windowEnd(a, round));
+                    final int len = (int) (p[1] - p[0]);
+                    if (len == 0) {
+                        continue;
+                    }
+                    final byte[] data = new byte[len];
+                    if (failure == null) {
+                        try {
+                            Packer.pack(m, m.origin(), type, count, rep, p[0] - plan.starts[me], ByteBuffer.wrap(data),
+                                0, len);
+                        } catch (RuntimeException e) {
+                            failure = e;
+                        }
+                    }
+                    comm.send(data, len, Datatype.BYTE, aggregators[a], TAG_WRITE);
+                }
+                // phase 2: an aggregator gathers its window, fills holes from the file, and writes it in the background
+                byte[] window = null;
+                long writeFrom = 0;
+                int writeLength = 0;
+                if (myAggregatorIndex >= 0) {
+                    final long ws = plan.windowStart(myAggregatorIndex, round);
+                    final long we = plan.windowEnd(myAggregatorIndex, round);
+                    final long[][] pieces = new long[n][];
+                    final byte[][] data = new byte[n][];
+                    final List<Request<Status>> receives = new ArrayList<>();
+                    for (int r = 0; r < n; r++) {
+                        pieces[r] = piece(plan, r, ws, we);
+                        final int len = (int) (pieces[r][1] - pieces[r][0]);
+                        if (len > 0) {
+                            data[r] = new byte[len];
+                            receives.add(comm.irecv(data[r], len, Datatype.BYTE, r, TAG_WRITE));
+                        }
+                    }
+                    for (final Request<Status> q : receives) {
+                        q.join();
+                    }
+                    if (!receives.isEmpty()) {
+                        final int slot = (int) (round & 1);
+                        failure = settle(pending, slot, failure);
+                        window = window(slot);
+                        final BitSet covered = new BitSet();
+                        for (int r = 0; r < n; r++) {
+                            if (data[r] != null) {
+                                place(views[r], pieces[r][0], pieces[r][1], null, null, ws, true, covered);
+                            }
+                        }
+                        final int first = covered.nextSetBit(0);
+                        final int last = covered.length();
+                        writeFrom = ws + first;
+                        writeLength = last - first;
+                        if (covered.cardinality() < writeLength && failure == null) {
+                            failure = fillHoles(window, first, last, writeFrom);
+                        }
+                        // ranks in increasing order: where views of different ranks overlap, the highest rank wins
+                        for (int r = 0; r < n; r++) {
+                            if (data[r] != null) {
+                                place(views[r], pieces[r][0], pieces[r][1], data[r], window, ws, true, null);
+                            }
+                        }
+                    }
+                }
+                Agreement.agree(comm, failure);
+                if (window != null) {
+                    final ByteBuffer out = ByteBuffer.wrap(window, (int) (writeFrom - plan.windowStart(
+                        myAggregatorIndex, round)), writeLength).slice();
+                    final long at = writeFrom;
+                    pending[(int) (round & 1)] = CompletableFuture.runAsync(() -> {
+                        try {
+                            storage.write(at, out);
+                        } catch (IOException e) {
+                            throw new CompletionException(e);
+                        }
+                    }, STORAGE_IO);
+                }
+            }
+            failure = settle(pending, 0, failure);
+            failure = settle(pending, 1, failure);
+            Agreement.agree(comm, failure);
+        } finally {
+            quietly(pending);
+        }
+        return plan.ends[me] - plan.starts[me];
+    }
+
+    /** Reads the file under a window's holes (only where the file has bytes; zeros beyond its end). */
+    private Throwable fillHoles(final byte[] window, final int first, final int last, final long fileFrom) {
+        try {
+            final long got = storage.read(fileFrom, ByteBuffer.wrap(window, first, last - first).slice());
+            Arrays.fill(window, first + (int) got, last, (byte) 0);
+            return null;
+        } catch (IOException | RuntimeException e) {
+            return new ParioException(ErrorCategory.IO, "reading a collective write window at byte " + fileFrom
+                + " failed: " + e, e);
+        }
+    }
+
+    /** Waits for a background storage access; returns the first failure seen. */
+    private static Throwable settle(final CompletableFuture<?>[] pending, final int slot, final Throwable failure) {
+        final CompletableFuture<?> f = pending[slot];
+        pending[slot] = null;
+        if (f == null) {
+            return failure;
+        }
+        try {
+            f.join();
+            return failure;
+        } catch (CompletionException e) {
+            final Throwable cause = e.getCause() == null ? e : e.getCause();
+            return failure != null ? failure : new ParioException(ErrorCategory.IO, "collective storage access failed: "
+                + cause, cause);
+        }
+    }
+
+    private static void quietly(final CompletableFuture<?>[] pending) {
+        for (final CompletableFuture<?> f : pending) {
+            if (f != null) {
+                try {
+                    f.join();
+                } catch (RuntimeException ignored) {
+                    // already failing
+                }
+            }
+        }
+    }
+
+    /** The bytes of an aggregator's round window a read needs: from its first to its last wanted byte. */
+    private long[] readSpan(final long[][] pieces) {
+        long first = Long.MAX_VALUE;
+        long last = Long.MIN_VALUE;
+        for (int r = 0; r < pieces.length; r++) {
+            if (pieces[r][1] > pieces[r][0]) {
+                first = Math.min(first, fileOffsetOf(views[r], pieces[r][0]));
+                last = Math.max(last, fileOffsetOf(views[r], pieces[r][1] - 1) + 1);
+            }
+        }
+        return first == Long.MAX_VALUE ? null : new long[] {first, last};
+    }
+
+    private long read(final Plan plan, final FileView v, final Memory m, final long count, final Datatype type,
+                      final DataRepresentation rep) {
+        final int me = comm.rank();
+        final int n = comm.size();
+        Throwable failure = null;
+        final long fileSize;
+        try {
+            fileSize = storage.size();
+        } catch (IOException e) {
+            throw new ParioException(ErrorCategory.IO, "size failed: " + e, e);
+        }
+        // stream bytes at or past the end of the file are not read, on any rank
+        final long[] limits = new long[n];
+        for (int r = 0; r < n; r++) {
+            limits[r] = plan.ends[r] > plan.starts[r] ? streamAt(views[r], plan.starts[r], plan.ends[r], fileSize) : 0;
+        }
+        final CompletableFuture<?>[] pending = new CompletableFuture<?>[2];
+        try {
+            if (myAggregatorIndex >= 0 && plan.rounds > 0) {
+                pending[0] = readAhead(plan, 0, limits, fileSize);
+            }
+            for (long round = 0; round < plan.rounds; round++) {
+                final List<Request<Status>> receives = new ArrayList<>();
+                final List<long[]> mine = new ArrayList<>();
+                final List<byte[]> buffers = new ArrayList<>();
+                for (int a = 0; a < aggregators.length; a++) {
+                    final long[] p = clip(piece(plan, me, plan.windowStart(a, round), plan.windowEnd(a, round)),
+                        limits[me]);
+                    final int len = (int) (p[1] - p[0]);
+                    if (len > 0) {
+                        final byte[] b = new byte[len];
+                        receives.add(comm.irecv(b, len, Datatype.BYTE, aggregators[a], TAG_READ));
+                        mine.add(p);
+                        buffers.add(b);
+                    }
+                }
+                if (myAggregatorIndex >= 0) {
+                    final int slot = (int) (round & 1);
+                    failure = settle(pending, slot, failure);
+                    if (round + 1 < plan.rounds) {
+                        pending[1 - slot] = readAhead(plan, round + 1, limits, fileSize);
+                    }
+                    final long ws = plan.windowStart(myAggregatorIndex, round);
+                    final long we = plan.windowEnd(myAggregatorIndex, round);
+                    final byte[] window = window(slot);
+                    for (int r = 0; r < n; r++) {
+                        final long[] p = clip(piece(plan, r, ws, we), limits[r]);
+                        final int len = (int) (p[1] - p[0]);
+                        if (len > 0) {
+                            final byte[] out = new byte[len];
+                            if (failure == null) {
+                                place(views[r], p[0], p[1], out, window, ws, false, null);
+                            }
+                            comm.send(out, len, Datatype.BYTE, r, TAG_READ);
+                        }
+                    }
+                }
+                for (int i = 0; i < receives.size(); i++) {
+                    receives.get(i).join();
+                    if (failure == null) {
+                        try {
+                            final long[] p = mine.get(i);
+                            Packer.unpack(ByteBuffer.wrap(buffers.get(i)), 0, (int) (p[1] - p[0]), m, m.origin(), type,
+                                count, rep, p[0] - plan.starts[me]);
+                        } catch (RuntimeException e) {
+                            failure = e;
+                        }
+                    }
+                }
+                Agreement.agree(comm, failure);
+            }
+        } finally {
+            quietly(pending);
+        }
+        return Math.max(0, limits[me] - plan.starts[me]);
+    }
+
+    private static long[] clip(final long[] p, final long limit) {
+        return new long[] {p[0], Math.max(p[0], Math.min(p[1], limit))};
+    }
+
+    /** Starts reading an aggregator's window of a round into its buffer, in the background. */
+    private CompletableFuture<?> readAhead(final Plan plan, final long round, final long[] limits, final long fileSize) {
+        final long ws = plan.windowStart(myAggregatorIndex, round);
+        final long we = plan.windowEnd(myAggregatorIndex, round);
+        final long[][] pieces = new long[comm.size()][];
+        for (int r = 0; r < pieces.length; r++) {
+            pieces[r] = clip(piece(plan, r, ws, we), limits[r]);
+        }
+        final long[] span = readSpan(pieces);
+        if (span == null) {
+            return null;
+        }
+        final byte[] window = window((int) (round & 1));
+        final long from = span[0];
+        final int length = (int) (Math.min(span[1], fileSize) - from);
+        return CompletableFuture.runAsync(() -> {
+            try {
+                storage.read(from, ByteBuffer.wrap(window, (int) (from - ws), Math.max(0, length)).slice());
+            } catch (IOException e) {
+                throw new CompletionException(e);
+            }
+        }, STORAGE_IO);
+    }
+}
