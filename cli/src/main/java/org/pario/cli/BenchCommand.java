@@ -12,14 +12,14 @@ import picocli.CommandLine.Spec;
 /** {@code pario bench}: benchmarks of Pario's layers on this machine. */
 @Command(name = "bench", mixinStandardHelpOptions = true,
     description = "Measures Pario on this machine.",
-    subcommands = {BenchCommand.Comm.class})
+    subcommands = {BenchCommand.Comm.class, BenchCommand.Io.class})
 final class BenchCommand implements Runnable {
     @Spec
     private picocli.CommandLine.Model.CommandSpec spec;
 
     @Override
     public void run() {
-        throw new picocli.CommandLine.ParameterException(spec.commandLine(), "a benchmark is required: comm");
+        throw new picocli.CommandLine.ParameterException(spec.commandLine(), "a benchmark is required: comm or io");
     }
 
     /** {@code pario bench comm -n N}: collectives between N JVM ranks over TCP. */
@@ -49,6 +49,62 @@ final class BenchCommand implements Runnable {
                 System.getProperty("java.class.path"), Main.class.getName(), "bench", "comm", "--worker"));
             return LaunchCommand.launch(ranks, "127.0.0.1", 60, command, spec.commandLine().getOut(),
                 spec.commandLine().getErr(), true);
+        }
+    }
+
+    /** {@code pario bench io -n N}: collective write and read of a distributed 3-D array between N JVM ranks. */
+    @Command(name = "io", mixinStandardHelpOptions = true,
+        description = "Collective write (synced) and read of an N^3 array of doubles between JVM ranks over TCP, "
+            + "distributed as a darray: BLOCK on a grid (AxBxC) or CYCLIC(1) over the last dimension (cyclic). "
+            + "Prints rank 0's lines: phase, pattern, ranks, MiB/s, seconds, peak RSS MiB (largest rank, all "
+            + "ranks). bench/run-io.sh prints it beside MPICH's ROMIO and Open MPI's OMPIO and ROMIO.")
+    static final class Io implements Callable<Integer> {
+        @Spec
+        private picocli.CommandLine.Model.CommandSpec spec;
+
+        @Option(names = {"-n", "--ranks"}, defaultValue = "4", paramLabel = "N",
+            description = "Number of ranks (default: ${DEFAULT-VALUE}).")
+        private int ranks;
+
+        @Option(names = "--size", defaultValue = "512", paramLabel = "EDGE",
+            description = "Elements per dimension (default: ${DEFAULT-VALUE}: 1 GiB).")
+        private long size;
+
+        @Option(names = "--pattern", defaultValue = "2x2x1", paramLabel = "AxBxC|cyclic",
+            description = "BLOCK grid or cyclic (default: ${DEFAULT-VALUE}).")
+        private String pattern;
+
+        @Option(names = "--file", defaultValue = "pario-bench-io.bin", paramLabel = "PATH",
+            description = "The file to write and read, deleted afterwards (default: ${DEFAULT-VALUE}).")
+        private Path file;
+
+        @Option(names = "--hint", paramLabel = "KEY=VALUE", description = "A hint for the file (repeatable).")
+        private java.util.Map<String, String> hints = new java.util.LinkedHashMap<>();
+
+        @Option(names = "--worker", hidden = true, description = "Run as one rank of the benchmark job.")
+        private boolean worker;
+
+        @Override
+        public Integer call() throws Exception {
+            if (worker) {
+                IoBenchmark.run(size, pattern, file, hints);
+                return 0;
+            }
+            IoBenchmark.filetype(pattern, ranks, 0, size);
+            final List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx3g", "-cp",
+                System.getProperty("java.class.path"), Main.class.getName(), "bench", "io", "--worker",
+                "--size", Long.toString(size), "--pattern", pattern, "--file", file.toAbsolutePath().toString()));
+            for (final java.util.Map.Entry<String, String> h : hints.entrySet()) {
+                command.add("--hint");
+                command.add(h.getKey() + "=" + h.getValue());
+            }
+            try {
+                return LaunchCommand.launch(ranks, "127.0.0.1", 60, command, spec.commandLine().getOut(),
+                    spec.commandLine().getErr(), true);
+            } finally {
+                java.nio.file.Files.deleteIfExists(file);
+            }
         }
     }
 }

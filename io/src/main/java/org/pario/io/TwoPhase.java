@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.BitSet;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -282,23 +281,84 @@ final class TwoPhase {
         return new long[] {s0, s1};
     }
 
-    /** Copies between a piece (rank r's stream bytes [s0, s1)) and the window that starts at file byte ws. */
+    private static final java.lang.invoke.VarHandle LONGS = java.lang.invoke.MethodHandles.byteArrayViewVarHandle(
+        long[].class, java.nio.ByteOrder.nativeOrder());
+
+    /**
+     * Copies between a piece (rank r's stream bytes [s0, s1)) and the window that starts at file byte ws, marking
+     * the window bytes it touches in {@code covered} (one bit per byte) when given. Regular stretches of runs (a
+     * cyclic darray's 8-byte runs) are copied in a tight loop instead of one cursor step per run.
+     */
     private static void place(final FileView v, final long s0, final long s1, final byte[] piece, final byte[] window,
-                              final long ws, final boolean intoWindow, final BitSet covered) {
+                              final long ws, final boolean intoWindow, final long[] covered) {
         final long fsize = v.filetype().size();
         final Cursor c = v.filetype().cursor((s1 + fsize - 1) / fsize).seek(s0).limit(s1);
         int at = 0;
         while (c.next()) {
             final int w = (int) (v.disp() + c.offset() - ws);
             final int len = (int) c.length();
-            if (covered != null) {
-                covered.set(w, w + len);
-            } else if (intoWindow) {
-                System.arraycopy(piece, at, window, w, len);
-            } else {
-                System.arraycopy(window, w, piece, at, len);
+            final long more = c.repeats();
+            final int stride = (int) c.repeatStride();
+            for (long k = 0; k <= more; k++) {
+                final int wk = w + (int) k * stride;
+                if (intoWindow) {
+                    copy(piece, at, window, wk, len);
+                    if (covered != null) {
+                        mark(covered, wk, len);
+                    }
+                } else {
+                    copy(window, wk, piece, at, len);
+                }
+                at += len;
             }
-            at += len;
+            c.skipRepeats(more);
+        }
+    }
+
+    private static void copy(final byte[] from, final int i, final byte[] to, final int j, final int len) {
+        if (len == 8) {
+            LONGS.set(to, j, (long) LONGS.get(from, i));
+        } else {
+            System.arraycopy(from, i, to, j, len);
+        }
+    }
+
+    /** Sets bits {@code [from, from + len)}. */
+    private static void mark(final long[] bits, final int from, final int len) {
+        final int to = from + len;
+        int i = from;
+        while (i < to) {
+            final int word = i >>> 6;
+            final int end = Math.min(to, (word + 1) << 6);
+            final int n = end - i;
+            bits[word] |= (n == 64 ? -1L : ((1L << n) - 1) << (i & 63));
+            i = end;
+        }
+    }
+
+    /** @return the clear bits of {@code [from, to)}, as {from, to} segments, handed to {@code hole} */
+    private static void holes(final long[] bits, final int from, final int to,
+                              final java.util.function.BiConsumer<Integer, Integer> hole) {
+        int i = from;
+        while (i < to) {
+            while (i < to && (bits[i >>> 6] & (1L << (i & 63))) != 0) {
+                if ((i & 63) == 0 && i + 64 <= to && bits[i >>> 6] == -1L) {
+                    i += 64;
+                } else {
+                    i++;
+                }
+            }
+            final int start = i;
+            while (i < to && (bits[i >>> 6] & (1L << (i & 63))) == 0) {
+                if ((i & 63) == 0 && i + 64 <= to && bits[i >>> 6] == 0) {
+                    i += 64;
+                } else {
+                    i++;
+                }
+            }
+            if (i > start) {
+                hole.accept(start, i);
+            }
         }
     }
 
@@ -363,24 +423,21 @@ final class TwoPhase {
                         final int slot = (int) (round & 1);
                         failure = settle(pending, slot, failure);
                         window = window(slot);
-                        final BitSet covered = new BitSet();
-                        for (int r = 0; r < n; r++) {
-                            if (data[r] != null) {
-                                place(views[r], pieces[r][0], pieces[r][1], null, null, ws, true, covered);
-                            }
-                        }
-                        final int first = covered.nextSetBit(0);
-                        final int last = covered.length();
-                        writeFrom = ws + first;
-                        writeLength = last - first;
-                        if (covered.cardinality() < writeLength && failure == null) {
-                            failure = fillHoles(window, first, last, writeFrom);
-                        }
+                        final long[] covered = new long[(int) ((we - ws + 63) >>> 6)];
+                        long first = Long.MAX_VALUE;
+                        long last = Long.MIN_VALUE;
                         // ranks in increasing order: where views of different ranks overlap, the highest rank wins
                         for (int r = 0; r < n; r++) {
                             if (data[r] != null) {
-                                place(views[r], pieces[r][0], pieces[r][1], data[r], window, ws, true, null);
+                                place(views[r], pieces[r][0], pieces[r][1], data[r], window, ws, true, covered);
+                                first = Math.min(first, fileOffsetOf(views[r], pieces[r][0]));
+                                last = Math.max(last, fileOffsetOf(views[r], pieces[r][1] - 1) + 1);
                             }
+                        }
+                        writeFrom = first;
+                        writeLength = (int) (last - first);
+                        if (failure == null) {
+                            failure = fillHoles(window, covered, (int) (first - ws), (int) (last - ws), ws);
                         }
                     }
                 }
@@ -407,15 +464,27 @@ final class TwoPhase {
         return plan.ends[me] - plan.starts[me];
     }
 
-    /** Reads the file under a window's holes (only where the file has bytes; zeros beyond its end). */
-    private Throwable fillHoles(final byte[] window, final int first, final int last, final long fileFrom) {
+    /**
+     * Gives the bytes of a window no rank wrote their current content from the file (zero beyond its end): the span
+     * is read once into a scratch buffer only if it has holes, and only the holes are copied from it.
+     */
+    private Throwable fillHoles(final byte[] window, final long[] covered, final int first, final int last,
+                                final long ws) {
+        final List<int[]> gaps = new ArrayList<>();
+        holes(covered, first, last, (a, b) -> gaps.add(new int[] {a, b}));
+        if (gaps.isEmpty()) {
+            return null;
+        }
         try {
-            final long got = storage.read(fileFrom, ByteBuffer.wrap(window, first, last - first).slice());
-            Arrays.fill(window, first + (int) got, last, (byte) 0);
+            final byte[] old = new byte[last - first];
+            storage.read(ws + first, ByteBuffer.wrap(old));
+            for (final int[] g : gaps) {
+                System.arraycopy(old, g[0] - first, window, g[0], g[1] - g[0]);
+            }
             return null;
         } catch (IOException | RuntimeException e) {
-            return new ParioException(ErrorCategory.IO, "reading a collective write window at byte " + fileFrom
-                + " failed: " + e, e);
+            return new ParioException(ErrorCategory.IO, "reading the holes of a collective write window at byte "
+                + (ws + first) + " failed: " + e, e);
         }
     }
 

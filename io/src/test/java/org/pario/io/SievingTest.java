@@ -36,7 +36,7 @@ class SievingTest {
     Path dir;
 
     /** Counts the read calls that reach storage. */
-    static final class Counting implements Storage {
+    static class Counting implements Storage {
         final Storage inner;
         final AtomicInteger reads = new AtomicInteger();
         final AtomicInteger writes = new AtomicInteger();

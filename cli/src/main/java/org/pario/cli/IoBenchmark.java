@@ -1,0 +1,147 @@
+package org.pario.cli;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.EnumSet;
+import java.util.Locale;
+import java.util.Map;
+
+import org.pario.comm.Communicator;
+import org.pario.comm.Op;
+import org.pario.comm.Pario;
+import org.pario.datatypes.Cursor;
+import org.pario.datatypes.DataRepresentation;
+import org.pario.datatypes.Datatype;
+import org.pario.datatypes.Distribution;
+import org.pario.datatypes.Order;
+import org.pario.io.Hints;
+import org.pario.io.Mode;
+import org.pario.io.ParallelFile;
+
+/**
+ * The body of {@code pario bench io}: a collective write (with the file synced inside the timed section) and a
+ * collective read of an {@code N x N x N} array of doubles distributed as a darray: BLOCK over a process grid, or
+ * CYCLIC(1) over the last dimension (8-byte runs). Element {@code i} of the global array (C order) holds {@code i};
+ * the read checks every value. Between write and read, rank 0 drops the page cache when it may (root), so the read
+ * comes from the disk. Rank 0 prints one line per phase in the format of {@code bench/c/io_bench.c}:
+ * {@code write|read PATTERN RANKS MiB/s SECONDS PEAK_RSS_MIB_MAX PEAK_RSS_MIB_SUM}.
+ */
+final class IoBenchmark {
+    private IoBenchmark() {
+    }
+
+    /** The darray of one rank for a pattern: {@code AxBxC} (BLOCK on that grid) or {@code cyclic}. */
+    static Datatype filetype(final String pattern, final int ranks, final int rank, final long n) {
+        final long[] g = {n, n, n};
+        final long dflt = Datatype.DISTRIBUTE_DFLT_DARG;
+        if (pattern.equals("cyclic")) {
+            return Datatype.darray(ranks, rank, g, new Distribution[] {Distribution.NONE, Distribution.NONE,
+                Distribution.CYCLIC}, new long[] {dflt, dflt, 1}, new long[] {1, 1, ranks}, Order.C, Datatype.DOUBLE);
+        }
+        final String[] p = pattern.split("x");
+        if (p.length != 3) {
+            throw org.pario.ParioException.argument("pattern must be AxBxC (a BLOCK grid) or cyclic, got " + pattern);
+        }
+        final long[] grid = {Long.parseLong(p[0]), Long.parseLong(p[1]), Long.parseLong(p[2])};
+        if (grid[0] * grid[1] * grid[2] != ranks) {
+            throw org.pario.ParioException.argument("grid " + pattern + " needs " + grid[0] * grid[1] * grid[2]
+                + " ranks, not " + ranks);
+        }
+        return Datatype.darray(ranks, rank, g, new Distribution[] {Distribution.BLOCK, Distribution.BLOCK,
+            Distribution.BLOCK}, new long[] {dflt, dflt, dflt}, grid, Order.C, Datatype.DOUBLE);
+    }
+
+    /** Runs as one rank of a job started by a launcher. */
+    static void run(final long n, final String pattern, final Path file, final Map<String, String> hints) {
+        try (Communicator world = Pario.init()) {
+            final int me = world.rank();
+            final Datatype ft = filetype(pattern, world.size(), me, n);
+            final double[] local = new double[Math.toIntExact(ft.size() / 8)];
+            fill(ft, local);
+            final long total = n * n * n * 8;
+            if (me == 0) {
+                System.out.printf(Locale.ROOT, "# Pario, %d JVM ranks, %d^3 doubles (%d MiB), %s%n", world.size(), n,
+                    total >> 20, pattern);
+            }
+            try (ParallelFile f = ParallelFile.open(world, file.toString(), EnumSet.of(Mode.CREATE, Mode.WRONLY),
+                Hints.of(hints))) {
+                if (me == 0) {
+                    System.out.println("# hints " + f.hints().asMap());
+                }
+                f.setView(0, Datatype.DOUBLE, ft, DataRepresentation.NATIVE);
+                world.barrier();
+                final long t0 = System.nanoTime();
+                f.writeAll(local, local.length, Datatype.DOUBLE);
+                f.sync();
+                report(world, "write", pattern, total, t0);
+            }
+            if (me == 0) {
+                dropCaches();
+            }
+            java.util.Arrays.fill(local, -1);
+            try (ParallelFile f = ParallelFile.open(world, file.toString(), EnumSet.of(Mode.RDONLY),
+                Hints.of(hints))) {
+                f.setView(0, Datatype.DOUBLE, ft, DataRepresentation.NATIVE);
+                world.barrier();
+                final long t0 = System.nanoTime();
+                f.readAll(local, local.length, Datatype.DOUBLE);
+                report(world, "read", pattern, total, t0);
+            }
+            final double[] expect = new double[local.length];
+            fill(ft, expect);
+            if (!java.util.Arrays.equals(expect, local)) {
+                throw new IllegalStateException("rank " + me + " read back wrong values");
+            }
+        }
+    }
+
+    private static void fill(final Datatype ft, final double[] local) {
+        final Cursor c = ft.cursor(1);
+        int k = 0;
+        while (c.next()) {
+            final long first = c.offset() / 8;
+            for (long i = 0; i < c.length() / 8; i++) {
+                local[k++] = first + i;
+            }
+        }
+    }
+
+    private static void report(final Communicator world, final String phase, final String pattern, final long bytes,
+                               final long t0) {
+        final double mine = (System.nanoTime() - t0) / 1e9;
+        final double[] slowest = new double[1];
+        world.allreduce(new double[] {mine}, slowest, 1, Datatype.DOUBLE, Op.MAX);
+        final long rss = peakRssMiB();
+        final long[] max = new long[1];
+        final long[] sum = new long[1];
+        world.allreduce(new long[] {rss}, max, 1, Datatype.LONG, Op.MAX);
+        world.allreduce(new long[] {rss}, sum, 1, Datatype.LONG, Op.SUM);
+        if (world.rank() == 0) {
+            System.out.printf(Locale.ROOT, "%s %s %d %.1f %.3f %d %d%n", phase, pattern, world.size(),
+                bytes / 1048576.0 / slowest[0], slowest[0], max[0], sum[0]);
+        }
+    }
+
+    /** @return this process's peak resident memory in MiB (VmHWM), or -1 where /proc is missing */
+    private static long peakRssMiB() {
+        try {
+            for (final String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+                if (line.startsWith("VmHWM:")) {
+                    return Long.parseLong(line.replaceAll("[^0-9]", "")) / 1024;
+                }
+            }
+        } catch (IOException | NumberFormatException e) {
+            return -1;
+        }
+        return -1;
+    }
+
+    private static void dropCaches() {
+        try {
+            Files.writeString(Path.of("/proc/sys/vm/drop_caches"), "3");
+        } catch (IOException | SecurityException e) {
+            System.out.println("# could not drop the page cache (not root): the read may come from memory");
+        }
+    }
+}

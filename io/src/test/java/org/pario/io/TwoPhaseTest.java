@@ -1,0 +1,213 @@
+package org.pario.io;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.pario.ErrorCategory;
+import org.pario.ParioException;
+import org.pario.comm.LocalCluster;
+import org.pario.datatypes.DataRepresentation;
+import org.pario.datatypes.Datatype;
+import org.pario.datatypes.Distribution;
+import org.pario.datatypes.Order;
+import org.pario.io.storage.Storage;
+
+/** Two-phase collective I/O: aggregator choice, hints in effect, failures, overlapping writes, storage calls. */
+@Timeout(120)
+class TwoPhaseTest {
+    private static final EnumSet<Mode> CREATE_RW = EnumSet.of(Mode.CREATE, Mode.RDWR);
+
+    @TempDir
+    Path dir;
+
+    /** A storage whose writes fail from the n-th on, and which counts its calls. */
+    static final class Faulty extends SievingTest.Counting {
+        private final int failFrom;
+
+        Faulty(final Storage inner, final int failFrom) {
+            super(inner);
+            this.failFrom = failFrom;
+        }
+
+        @Override
+        public void write(final long position, final ByteBuffer src) throws IOException {
+            if (writes.get() + 1 >= failFrom) {
+                throw new IOException("injected: the disk is full");
+            }
+            super.write(position, src);
+        }
+    }
+
+    private static Datatype cyclic(final int ranks, final int r, final long n) {
+        return Datatype.darray(ranks, r, new long[] {n}, new Distribution[] {Distribution.CYCLIC},
+            new long[] {Datatype.DISTRIBUTE_DFLT_DARG}, new long[] {ranks}, Order.C, Datatype.DOUBLE);
+    }
+
+    @Test
+    void aCyclicDarrayGoesToStorageAsFewLargeWrites() throws Exception {
+        final Path file = dir.resolve("cyclic.bin");
+        final int ranks = 4;
+        final long n = 1 << 18; // 2 MiB of doubles in 8-byte runs
+        final int[] calls = new int[ranks];
+        LocalCluster.run(ranks, comm -> {
+            final int r = comm.rank();
+            final SievingTest.Counting[] counting = new SievingTest.Counting[1];
+            try (ParallelFile f = ParallelFile.open(comm, file.toString(), CREATE_RW,
+                Hints.of(Map.of("cb_buffer_size", "262144", "cb_config_list", "*:2")),
+                s -> counting[0] = new SievingTest.Counting(s))) {
+                assertEquals("2", f.hints().asMap().get("cb_nodes"), "cb_nodes reports the aggregators in effect");
+                assertEquals("0,1", f.hints().asMap().get("pario_cb_aggregators"));
+                f.setView(0, Datatype.DOUBLE, cyclic(ranks, r, n), DataRepresentation.NATIVE);
+                final double[] mine = new double[(int) (n / ranks)];
+                Arrays.setAll(mine, k -> (double) (k * ranks + r));
+                f.writeAll(mine, mine.length, Datatype.DOUBLE);
+                calls[r] = counting[0].writes.get();
+                final double[] back = new double[mine.length];
+                f.seek(0);
+                assertEquals(8L * mine.length, f.readAll(back, back.length, Datatype.DOUBLE).bytes());
+                assertArrayEquals(mine, back);
+            }
+        });
+        // 2 MiB over 2 aggregators in 256 KiB windows: 4 writes each, none by the others
+        assertArrayEquals(new int[] {4, 4, 0, 0}, calls);
+        final ByteBuffer b = ByteBuffer.wrap(Files.readAllBytes(file)).order(ByteOrder.LITTLE_ENDIAN);
+        for (int i = 0; i < n; i++) {
+            assertEquals(i, b.getDouble(8 * i), 0.0, "double " + i);
+        }
+    }
+
+    @Test
+    void aStorageErrorOnOneAggregatorFailsTheCallOnEveryRank() {
+        final Path file = dir.resolve("faulty.bin");
+        final int ranks = 3;
+        final long started = System.nanoTime();
+        final ParioException e = assertThrows(ParioException.class, () -> LocalCluster.run(ranks, comm -> {
+            final int r = comm.rank();
+            try (ParallelFile f = ParallelFile.open(comm, file.toString(), CREATE_RW,
+                Hints.of(Map.of("cb_buffer_size", "4096", "cb_config_list", "*:*")),
+                s -> r == 1 ? new Faulty(s, 3) : s)) {
+                f.setView(0, Datatype.DOUBLE, cyclic(ranks, r, 3 * 20_000), DataRepresentation.NATIVE);
+                final double[] mine = new double[20_000];
+                try {
+                    f.writeAll(mine, mine.length, Datatype.DOUBLE);
+                } catch (ParioException x) {
+                    assertTrue(x.getMessage().startsWith("rank 1: collective storage access failed"), x.getMessage());
+                    assertTrue(x.getMessage().contains("injected: the disk is full"), x.getMessage());
+                    assertEquals(ErrorCategory.IO, x.category());
+                    throw x;
+                }
+            }
+        }));
+        assertEquals(ranks - 1, e.getSuppressed().length, "every rank failed");
+        assertTrue(System.nanoTime() - started < 30_000_000_000L);
+    }
+
+    @Test
+    void overlappingCollectiveWritesHaveADeterministicWinner() throws Exception {
+        final Path file = dir.resolve("overlap.bin");
+        for (int attempt = 0; attempt < 3; attempt++) {
+            LocalCluster.run(3, comm -> {
+                final int r = comm.rank();
+                try (ParallelFile f = ParallelFile.open(comm, file.toString(), CREATE_RW,
+                    Hints.of(Map.of("romio_cb_write", "enable", "cb_config_list", "*:*", "cb_buffer_size", "1000")))) {
+                    f.setAtomicity(true);
+                    // every rank writes 2000 ints from int r*500: ranges overlap pairwise
+                    final int[] mine = new int[2000];
+                    Arrays.fill(mine, r + 1);
+                    f.writeAtAll(r * 500L * 4, mine, mine.length, Datatype.INT);
+                }
+            });
+            final ByteBuffer b = ByteBuffer.wrap(Files.readAllBytes(file)).order(ByteOrder.LITTLE_ENDIAN);
+            for (int i = 0; i < 3000; i++) {
+                final int winner = Math.min(2, i / 500) + 1;
+                assertEquals(winner, b.getInt(4 * i), "int " + i + ": the highest rank writing it wins");
+            }
+        }
+    }
+
+    @Test
+    void blockWrittenOnSixRanksReadsBackAsCyclicOnSixOtherViewsWithSmallRounds() throws Exception {
+        final Path file = dir.resolve("redistribute.bin");
+        final long[] g = {12, 10};
+        final Map<String, String> hints = Map.of("cb_buffer_size", "100", "cb_config_list", "*:*", "cb_nodes", "4");
+        LocalCluster.run(6, comm -> {
+            final int r = comm.rank();
+            final Datatype block = Datatype.darray(6, r, g, new Distribution[] {Distribution.BLOCK,
+                Distribution.BLOCK}, new long[] {Datatype.DISTRIBUTE_DFLT_DARG, Datatype.DISTRIBUTE_DFLT_DARG},
+                new long[] {2, 3}, Order.C, Datatype.INT);
+            try (ParallelFile f = ParallelFile.open(comm, file.toString(), CREATE_RW, Hints.of(hints))) {
+                f.setView(0, Datatype.INT, block, DataRepresentation.NATIVE);
+                final int[] local = new int[(int) (block.size() / 4)];
+                // the global index of each local element, found by walking the filetype
+                final org.pario.datatypes.Cursor c = block.cursor(1);
+                int k = 0;
+                while (c.next()) {
+                    for (long b = 0; b < c.length(); b += 4) {
+                        local[k++] = (int) ((c.offset() + b) / 4);
+                    }
+                }
+                f.writeAll(local, local.length, Datatype.INT);
+            }
+        });
+        final List<int[]> got = LocalCluster.call(6, comm -> {
+            final int r = comm.rank();
+            final Datatype cyc = Datatype.darray(6, r, g, new Distribution[] {Distribution.CYCLIC,
+                Distribution.NONE}, new long[] {1, Datatype.DISTRIBUTE_DFLT_DARG}, new long[] {6, 1}, Order.C,
+                Datatype.INT);
+            try (ParallelFile f = ParallelFile.open(comm, file.toString(), EnumSet.of(Mode.RDONLY), Hints.of(hints))) {
+                f.setView(0, Datatype.INT, cyc, DataRepresentation.NATIVE);
+                final int[] local = new int[(int) (cyc.size() / 4)];
+                f.readAll(local, local.length, Datatype.INT);
+                return local;
+            }
+        });
+        for (int r = 0; r < 6; r++) {
+            // rows r and r + 6, whole
+            final int[] expect = new int[20];
+            for (int j = 0; j < 10; j++) {
+                expect[j] = r * 10 + j;
+                expect[10 + j] = (r + 6) * 10 + j;
+            }
+            assertArrayEquals(expect, got.get(r), "rank " + r);
+        }
+    }
+
+    @Test
+    void configListGrammarAndBadHints() {
+        assertEquals(List.of(new Aggregators.Entry("node1", 2), new Aggregators.Entry("*", -1)),
+            Aggregators.parseConfigList("node1:2, *:*"));
+        assertEquals(List.of(new Aggregators.Entry("*", 1)), Aggregators.parseConfigList("*"));
+        assertThrows(ParioException.class, () -> Hints.of(Map.of("cb_config_list", "node1:x")));
+        assertThrows(ParioException.class, () -> Hints.of(Map.of("cb_nodes", "0")));
+        assertThrows(ParioException.class, () -> Hints.of(Map.of("romio_cb_write", "always")));
+        assertThrows(ParioException.class, () -> Hints.of(Map.of("cb_buffer_size", "-1")));
+        final AtomicInteger checked = new AtomicInteger();
+        LocalCluster.run(3, comm -> {
+            final Hints h = Hints.of(Map.of("cb_config_list", "elsewhere:4"));
+            // a list that names no host of the job falls back to one aggregator
+            assertArrayEquals(new int[] {0}, Aggregators.choose(comm, h, "here"));
+            assertArrayEquals(new int[] {0, 1}, Aggregators.choose(comm, Hints.of(Map.of("cb_config_list", "*:*",
+                "cb_nodes", "2")), "here"));
+            // two hosts, *:1 picks the first rank of each
+            assertArrayEquals(new int[] {0, 1}, Aggregators.choose(comm, Hints.DEFAULT, comm.rank() == 1 ? "b" : "a"));
+            checked.incrementAndGet();
+        });
+        assertEquals(3, checked.get());
+    }
+}
