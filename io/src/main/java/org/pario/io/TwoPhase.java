@@ -184,6 +184,7 @@ final class TwoPhase {
         long end = 0;
         long lo = 0;
         long hi = 0;
+        long meanRun = 0;
         try {
             m = Memory.ofObject(buf);
             if (count < 0) {
@@ -206,39 +207,63 @@ final class TwoPhase {
             if (bytes > 0) {
                 lo = fileOffsetOf(v, start);
                 hi = fileOffsetOf(v, end - 1) + 1;
+                meanRun = meanRun(v, start, end);
             }
         } catch (RuntimeException e) {
             failure = e;
         }
         Agreement.agree(comm, failure);
         final int n = comm.size();
-        final long[] all = new long[4 * n];
-        comm.allgather(new long[] {start, end, lo, hi}, 4, Datatype.LONG, all, 4, Datatype.LONG);
+        final long[] all = new long[5 * n];
+        comm.allgather(new long[] {start, end, lo, hi, meanRun}, 5, Datatype.LONG, all, 5, Datatype.LONG);
         final long[] starts = new long[n];
         final long[] ends = new long[n];
         long min = Long.MAX_VALUE;
         long max = Long.MIN_VALUE;
         final List<long[]> ranges = new ArrayList<>();
         boolean allMonotone = true;
+        long shortestRuns = Long.MAX_VALUE;
         for (int r = 0; r < n; r++) {
-            starts[r] = all[4 * r];
-            ends[r] = all[4 * r + 1];
+            starts[r] = all[5 * r];
+            ends[r] = all[5 * r + 1];
             if (ends[r] > starts[r]) {
-                min = Math.min(min, all[4 * r + 2]);
-                max = Math.max(max, all[4 * r + 3]);
-                ranges.add(new long[] {all[4 * r + 2], all[4 * r + 3]});
+                min = Math.min(min, all[5 * r + 2]);
+                max = Math.max(max, all[5 * r + 3]);
+                ranges.add(new long[] {all[5 * r + 2], all[5 * r + 3]});
                 allMonotone &= monotone[r];
+                shortestRuns = Math.min(shortestRuns, all[5 * r + 4]);
             }
         }
         if (ranges.isEmpty()) {
             return 0;
         }
         final String mode = hints.get(write ? "romio_cb_write" : "romio_cb_read");
-        if (mode.equals("disable") || !allMonotone || mode.equals("automatic") && !interleaved(ranges)) {
+        if (mode.equals("disable") || !allMonotone || mode.equals("automatic") && (!interleaved(ranges)
+            || shortestRuns >= hints.number("pario_cb_run_threshold"))) {
             return -1;
         }
         final Plan plan = new Plan(starts, ends, domains(min, max), hints.number("cb_buffer_size"));
         return write ? write(plan, v, m, count, type, rep) : read(plan, v, m, count, type, rep);
+    }
+
+    /** Runs looked at to estimate a rank's run length. */
+    private static final int SAMPLED_RUNS = 64;
+
+    /**
+     * @return the mean length of the first runs of a rank's access: the estimate automatic mode compares with
+     *     {@code pario_cb_run_threshold}, because ranks whose runs are that long reach storage efficiently without
+     *     aggregation, and moving their data to aggregators would only add a copy over the network
+     */
+    private static long meanRun(final FileView v, final long start, final long end) {
+        final long fsize = v.filetype().size();
+        final Cursor c = v.filetype().cursor((end + fsize - 1) / fsize).seek(start).limit(end);
+        long bytes = 0;
+        int runs = 0;
+        while (runs < SAMPLED_RUNS && c.next()) {
+            bytes += c.length();
+            runs++;
+        }
+        return runs == 0 ? 0 : bytes / runs;
     }
 
     /** ROMIO's test: aggregation pays off only when some two ranks' byte ranges interleave. */

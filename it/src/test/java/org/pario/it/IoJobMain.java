@@ -17,7 +17,10 @@ import org.pario.io.ParallelFile;
  * {@code interleave} — rank r of n writes ints {@code (r+1)*1000000 + k} at positions {@code r + k*n},
  * {@code INTS} of them, independently and all at once, through small sieve windows (many read-modify-write
  * cycles that contend for the same bytes); {@code shared} — every rank appends {@code RECORDS} records of
- * {@code 2 + r} ints through the shared file pointer. Prints {@code rank R ok} or {@code rank R failed: ...}.
+ * {@code 2 + r} ints through the shared file pointer; {@code redistribute} — two-phase writes of a 12 x 10 int
+ * array as a BLOCK darray on a 2 x 3 grid, read back as CYCLIC(1) rows on 6 x 1, every value checked;
+ * {@code killed} — rank 2 halts its JVM in the middle of a long two-phase write. Prints {@code rank R ok} or
+ * {@code rank R failed after MS ms: ...}.
  */
 public final class IoJobMain {
     static final int INTS = 100_000;
@@ -28,10 +31,21 @@ public final class IoJobMain {
 
     public static void main(final String[] args) {
         int rank = -1;
+        final long started = System.nanoTime();
         try (Communicator world = Pario.init()) {
             rank = world.rank();
             final int r = rank;
             final int n = world.size();
+            if (args[0].equals("redistribute")) {
+                redistribute(world, args[1]);
+                System.out.println("rank " + rank + " ok");
+                return;
+            }
+            if (args[0].equals("killed")) {
+                killed(world, args[1]);
+                System.out.println("rank " + rank + " ok");
+                return;
+            }
             final Hints hints = Hints.of(Map.of("ind_wr_buffer_size", "4096"));
             try (ParallelFile f = ParallelFile.open(world, args[1], EnumSet.of(Mode.RDWR, Mode.CREATE), hints)) {
                 if (args[0].equals("interleave")) {
@@ -55,8 +69,79 @@ public final class IoJobMain {
             }
             System.out.println("rank " + rank + " ok");
         } catch (RuntimeException e) {
-            System.out.println("rank " + rank + " failed: " + e);
+            System.out.println("rank " + rank + " failed after " + (System.nanoTime() - started) / 1_000_000 + " ms: "
+                + e.getMessage());
             System.exit(1);
+        }
+    }
+
+    private static final long[] GRID = {12, 10};
+    private static final Map<String, String> TWO_PHASE = Map.of("romio_cb_write", "enable", "romio_cb_read",
+        "enable", "cb_config_list", "*:*", "cb_nodes", "3", "cb_buffer_size", "64");
+
+    private static void redistribute(final Communicator world, final String file) {
+        final int r = world.rank();
+        final long dflt = Datatype.DISTRIBUTE_DFLT_DARG;
+        final Datatype block = Datatype.darray(6, r, GRID, new org.pario.datatypes.Distribution[] {
+            org.pario.datatypes.Distribution.BLOCK, org.pario.datatypes.Distribution.BLOCK}, new long[] {dflt, dflt},
+            new long[] {2, 3}, org.pario.datatypes.Order.C, Datatype.INT);
+        try (ParallelFile f = ParallelFile.open(world, file, EnumSet.of(Mode.RDWR, Mode.CREATE),
+            Hints.of(TWO_PHASE))) {
+            f.setView(0, Datatype.INT, block, DataRepresentation.NATIVE);
+            final int[] local = new int[(int) (block.size() / 4)];
+            final org.pario.datatypes.Cursor c = block.cursor(1);
+            int k = 0;
+            while (c.next()) {
+                for (long b = 0; b < c.length(); b += 4) {
+                    local[k++] = (int) ((c.offset() + b) / 4);
+                }
+            }
+            f.writeAll(local, local.length, Datatype.INT);
+        }
+        final Datatype rows = Datatype.darray(6, r, GRID, new org.pario.datatypes.Distribution[] {
+            org.pario.datatypes.Distribution.CYCLIC, org.pario.datatypes.Distribution.NONE}, new long[] {1, dflt},
+            new long[] {6, 1}, org.pario.datatypes.Order.C, Datatype.INT);
+        try (ParallelFile f = ParallelFile.open(world, file, EnumSet.of(Mode.RDONLY), Hints.of(TWO_PHASE))) {
+            f.setView(0, Datatype.INT, rows, DataRepresentation.NATIVE);
+            final int[] local = new int[20];
+            f.readAll(local, local.length, Datatype.INT);
+            for (int j = 0; j < 20; j++) {
+                final int expect = (r + j / 10 * 6) * 10 + j % 10;
+                if (local[j] != expect) {
+                    throw new IllegalStateException("element " + j + " is " + local[j] + ", expected " + expect);
+                }
+            }
+        }
+    }
+
+    private static void killed(final Communicator world, final String file) {
+        final int r = world.rank();
+        final int n = world.size();
+        final Datatype cyclic = Datatype.darray(n, r, new long[] {n * 1_000_000L},
+            new org.pario.datatypes.Distribution[] {org.pario.datatypes.Distribution.CYCLIC},
+            new long[] {Datatype.DISTRIBUTE_DFLT_DARG}, new long[] {n}, org.pario.datatypes.Order.C, Datatype.DOUBLE);
+        try (ParallelFile f = ParallelFile.open(world, file, EnumSet.of(Mode.RDWR, Mode.CREATE),
+            Hints.of(Map.of("cb_config_list", "*:*", "cb_buffer_size", "65536")))) {
+            f.setView(0, Datatype.DOUBLE, cyclic, DataRepresentation.NATIVE);
+            final double[] mine = new double[1_000_000];
+            if (r == 2) {
+                final Thread killer = new Thread(() -> {
+                    try {
+                        Thread.sleep(300);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                    System.out.println("rank 2 halting");
+                    System.out.flush();
+                    Runtime.getRuntime().halt(9);
+                });
+                killer.setDaemon(true);
+                killer.start();
+            }
+            for (int i = 0; i < 1000; i++) {
+                f.writeAll(mine, mine.length, Datatype.DOUBLE);
+                f.seek(0);
+            }
         }
     }
 }

@@ -23,7 +23,12 @@ class MultiJvmIoTest {
     @TempDir
     Path dir;
 
-    private void run(final int n, final String mode, final Path file) throws Exception {
+    private List<String> run(final int n, final String mode, final Path file) throws Exception {
+        return run(n, mode, file, true);
+    }
+
+    private List<String> run(final int n, final String mode, final Path file, final boolean mustSucceed)
+        throws Exception {
         final String job = "io-" + UUID.randomUUID();
         final List<Process> ranks = new ArrayList<>();
         for (int r = 0; r < n; r++) {
@@ -35,13 +40,37 @@ class MultiJvmIoTest {
             pb.environment().put("PARIO_JOB", job);
             pb.environment().put("PARIO_RENDEZVOUS_DIR", dir.toString());
             pb.environment().put("PARIO_BIND", "127.0.0.1");
+            pb.environment().put("PARIO_FAILURE_TIMEOUT", "5");
             ranks.add(pb.start());
         }
+        final List<String> outputs = new ArrayList<>();
         for (int r = 0; r < n; r++) {
             final Process p = ranks.get(r);
             final String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             assertTrue(p.waitFor(60, TimeUnit.SECONDS));
-            assertTrue(out.contains("rank " + r + " ok"), "rank " + r + " printed:\n" + out);
+            if (mustSucceed) {
+                assertTrue(out.contains("rank " + r + " ok"), "rank " + r + " printed:\n" + out);
+            }
+            outputs.add(out);
+        }
+        return outputs;
+    }
+
+    @Test
+    void blockWrittenBySixJvmsIsReadBackAsCyclicRowsThroughTwoPhase() throws Exception {
+        run(6, "redistribute", dir.resolve("redistribute.bin"));
+    }
+
+    @Test
+    void aRankKilledInATwoPhaseWriteFailsEveryOtherRankPromptly() throws Exception {
+        final List<String> out = run(4, "killed", dir.resolve("killed.bin"), false);
+        assertTrue(out.get(2).contains("rank 2 halting"), out.get(2));
+        for (final int r : new int[] {0, 1, 3}) {
+            final java.util.regex.Matcher m = java.util.regex.Pattern.compile("rank " + r
+                + " failed after (\\d+) ms: (.*)").matcher(out.get(r));
+            assertTrue(m.find(), "rank " + r + " printed:\n" + out.get(r));
+            assertTrue(m.group(2).contains("rank 2"), "the error names the dead rank: " + m.group(2));
+            assertTrue(Long.parseLong(m.group(1)) < 30_000, "failed within the bound: " + m.group(1) + " ms");
         }
     }
 

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Collective I/O side by side: a distributed N^3 array of doubles written (synced) and read collectively by
+# MPICH's ROMIO, Open MPI's OMPIO, Open MPI's ROMIO and Pario, for darray BLOCK on two grids and CYCLIC(1), with
+# 4 and 2 ranks, on the same disk in the same run, beside a plain sequential write of the same bytes (the limit).
+# Installs MPICH and Open MPI (apt-get) when missing. Prints one table per rank count: MiB/s per stack, Pario's
+# ratio to the best C stack, and peak resident memory (largest rank / all ranks, MiB).
+# Usage: bench/run-io.sh [EDGE] [DIR]   (default: 512 = 1 GiB, in bench/target/io)
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+out="$root/bench/target/io"
+mkdir -p "$out"
+edge=${1:-512}
+dir=${2:-$out}
+as_root=""
+[ "$(id -u)" -ne 0 ] && as_root="sudo"
+if ! command -v mpicc.mpich >/dev/null || ! command -v mpicc.openmpi >/dev/null; then
+    $as_root apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $as_root apt-get install -y -qq mpich libmpich-dev openmpi-bin libopenmpi-dev >/dev/null
+fi
+mpicc.mpich -O2 -o "$out/io_mpich" "$root/bench/c/io_bench.c"
+mpicc.openmpi -O2 -o "$out/io_openmpi" "$root/bench/c/io_bench.c"
+(cd "$root" && mvn -B -q -DskipTests -pl cli -am package)
+limit=${PARIO_BENCH_LIMIT:-300}
+file="$dir/run-io.bin"
+results="$out/results.txt"
+: > "$results"
+run() { # label command...
+    local label=$1; shift
+    timeout "$limit" "$@" 2>/dev/null | awk -v l="$label" '/^(write|read) / { print l, $0 }' >> "$results" || true
+    rm -f "$file"
+}
+run Sequential mpiexec.mpich -n 1 "$out/io_mpich" sequential "$edge" "$file"
+for n in 4 2; do
+    if [ "$n" -eq 4 ]; then patterns="2x2x1 1x2x2 cyclic"; else patterns="1x2x1 1x1x2 cyclic"; fi
+    for p in $patterns; do
+        run MPICH-ROMIO mpiexec.mpich -n "$n" "$out/io_mpich" "$p" "$edge" "$file"
+        run OpenMPI-OMPIO mpirun.openmpi --allow-run-as-root --oversubscribe -n "$n" --mca io ompio \
+            "$out/io_openmpi" "$p" "$edge" "$file"
+        run OpenMPI-ROMIO mpirun.openmpi --allow-run-as-root --oversubscribe -n "$n" --mca io romio321 \
+            "$out/io_openmpi" "$p" "$edge" "$file"
+        run Pario java -jar "$root/cli/target/pario.jar" bench io -n "$n" --size "$edge" --pattern "$p" --file "$file"
+    done
+done
+awk '
+    $1 == "Sequential" { seq = $5; next }
+    { key = $2 " " $3 " " $4; if (!(key in seen)) { seen[key] = 1; order[++count] = key }
+      mibs[$1, key] = $5; mem[$1, key] = $7 "/" $8 }
+    END {
+        printf "sequential write+fsync of the same bytes: %s MiB/s\n", seq
+        split("MPICH-ROMIO OpenMPI-OMPIO OpenMPI-ROMIO Pario", stacks, " ")
+        printf "%-6s %-7s %5s", "phase", "pattern", "ranks"
+        for (s = 1; s <= 4; s++) printf " %14s", stacks[s]
+        printf " %12s %10s %s\n", "Pario/best", "Pario/seq", "  peak RSS MiB (max/sum): ROMIO, OMPIO, O-ROMIO, Pario"
+        for (i = 1; i <= count; i++) {
+            key = order[i]; split(key, k, " ")
+            best = 0
+            for (s = 1; s <= 3; s++) if ((stacks[s], key) in mibs && mibs[stacks[s], key] + 0 > best) best = mibs[stacks[s], key] + 0
+            printf "%-6s %-7s %5s", k[1], k[2], k[3]
+            for (s = 1; s <= 4; s++) printf " %14s", ((stacks[s], key) in mibs) ? mibs[stacks[s], key] : "cut"
+            p = ((stacks[4], key) in mibs) ? mibs[stacks[4], key] + 0 : 0
+            printf " %12s %10s  ", (best > 0 && p > 0) ? sprintf("%.2f", p / best) : "-",
+                (k[1] == "write" && seq > 0 && p > 0) ? sprintf("%.2f", p / seq) : "-"
+            for (s = 1; s <= 4; s++) printf " %s", ((stacks[s], key) in mem) ? mem[stacks[s], key] : "-"
+            printf "\n"
+        }
+    }' "$results"
