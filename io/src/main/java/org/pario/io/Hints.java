@@ -128,6 +128,16 @@ public final class Hints {
         return values.get("romio_ds_read").equals("disable") ? 0 : (int) number(values, "ind_rd_buffer_size");
     }
 
+    /**
+     * @return the run length from which independent accesses skip sieving: in automatic mode 32 KiB (a storage
+     *     call per run then costs little next to the data, while sieving would also move the neighbours' bytes);
+     *     with sieving enabled, only runs as large as the window
+     */
+    int directRunBytes(final boolean write) {
+        final String mode = values.get(write ? "romio_ds_write" : "romio_ds_read");
+        return mode.equals("automatic") ? 32768 : Integer.MAX_VALUE;
+    }
+
     /** @return the sieve window for independent writes, or 0 when sieving (and its locking) is disabled */
     int writeSieveBytes() {
         return values.get("romio_ds_write").equals("disable") ? 0 : (int) number(values, "ind_wr_buffer_size");

@@ -335,7 +335,8 @@ public final class ParallelFile implements AutoCloseable {
             checkReadable();
         }
         return Views.transfer(storage, view, write, Memory.ofObject(buf), count, type, offset,
-            new Views.Access(CHUNK, hints.readSieveBytes(), hints.writeSieveBytes(), atomic));
+            new Views.Access(CHUNK, hints.readSieveBytes(), hints.writeSieveBytes(), hints.directRunBytes(write),
+                atomic));
     }
 
     /** The status of an access, in bytes of memory (they differ from the file's for external32 longs). */

@@ -91,9 +91,11 @@ final class Views {
      * @param chunk      packed bytes moved between memory and the file per step
      * @param readSieve  the read sieve window in bytes, or 0 for one storage read per run
      * @param writeSieve the write sieve window in bytes, or 0 for one storage write per run and no locks
+     * @param directRun  runs at least this long are read or written on their own, not sieved: for them a storage
+     *                   call costs little, and sieving would move their neighbours' bytes too
      * @param atomic     the whole access holds one byte-range lock over the bytes it can touch (atomic mode)
      */
-    record Access(int chunk, int readSieve, int writeSieve, boolean atomic) {
+    record Access(int chunk, int readSieve, int writeSieve, int directRun, boolean atomic) {
     }
 
     /** @return the representation data is packed in for a view (internal is native in Pario) */
@@ -147,7 +149,9 @@ final class Views {
                 ? access.writeSieve() : 0;
             final boolean lockEach = whole == null && writeSieve > 0 && canLock;
             return write ? write(storage, v, file, new Source(chunk, m, count, type, rep, bytes), writeSieve,
-                lockEach) : read(storage, v, file, chunk, m, count, type, rep, access.readSieve());
+                Math.min(writeSieve, access.directRun()), lockEach)
+                : read(storage, v, file, chunk, m, count, type, rep, access.readSieve(),
+                Math.min(access.readSieve(), access.directRun()));
         } catch (IOException e) {
             throw new ParioException(ErrorCategory.IO, (write ? "write" : "read") + " failed: " + e, e);
         } finally {
@@ -169,13 +173,13 @@ final class Views {
      * lock of its range, not only the sieved ones, for the same reason.
      */
     private static long write(final Storage storage, final FileView v, final Cursor file, final Source src,
-                              final int sieveBytes, final boolean lockEach) throws IOException {
+                              final int sieveBytes, final int directRun, final boolean lockEach) throws IOException {
         final ByteBuffer window = sieveBytes > 0 ? ByteBuffer.allocate(sieveBytes) : null;
         final Batch batch = new Batch();
         while (file.next()) {
             final long at = v.disp() + file.offset();
             final long len = file.length();
-            if (window == null || len >= window.capacity()) {
+            if (window == null || len >= directRun) {
                 if (!batch.isEmpty()) {
                     flushWrite(storage, window, batch, src, lockEach);
                 }
@@ -333,14 +337,14 @@ final class Views {
      */
     private static long read(final Storage storage, final FileView v, final Cursor file, final ByteBuffer chunk,
                              final Memory m, final long count, final Datatype type, final DataRepresentation rep,
-                             final int sieveBytes) throws IOException {
+                             final int sieveBytes, final int directRun) throws IOException {
         final Sink sink = new Sink(chunk, m, count, type, rep);
         final ByteBuffer window = sieveBytes > 0 ? ByteBuffer.allocate(sieveBytes) : null;
         final Batch batch = new Batch();
         while (file.next()) {
             final long at = v.disp() + file.offset();
             final long len = file.length();
-            if (window == null || len >= window.capacity()) {
+            if (window == null || len >= directRun) {
                 // a large run, or sieving off: one read straight from the file
                 if (!batch.isEmpty() && !flush(storage, window, batch, sink) || !sink.readDirect(storage, at, len)) {
                     return sink.finish();
