@@ -259,6 +259,7 @@ public final class ParallelFile implements AutoCloseable {
      * @param offset the new individual pointer, in etypes, {@code >= 0}
      */
     public void seek(final long offset) {
+        notSequential("seek");
         if (offset < 0) {
             throw ParioException.argument("seek: offset must be >= 0, got " + offset);
         }
@@ -289,16 +290,19 @@ public final class ParallelFile implements AutoCloseable {
 
     /** {@code MPI_File_write_at}: writes {@code count x type} from {@code buf} at view offset {@code offset}. */
     public Status writeAt(final long offset, final Object buf, final long count, final Datatype type) {
+        notSequential("writeAt");
         return status(move(true, offset, buf, count, type), count, type);
     }
 
     /** {@code MPI_File_read_at}: reads {@code count x type} into {@code buf}; short at the end of the file. */
     public Status readAt(final long offset, final Object buf, final long count, final Datatype type) {
+        notSequential("readAt");
         return status(move(false, offset, buf, count, type), count, type);
     }
 
     /** {@code MPI_File_write}: at the individual pointer, which advances by the etypes written. */
     public Status write(final Object buf, final long count, final Datatype type) {
+        notSequential("write");
         final long fileBytes = move(true, pointer, buf, count, type);
         pointer += fileBytes / view.etype().size();
         return status(fileBytes, count, type);
@@ -306,6 +310,7 @@ public final class ParallelFile implements AutoCloseable {
 
     /** {@code MPI_File_read}: at the individual pointer, which advances by the etypes read. */
     public Status read(final Object buf, final long count, final Datatype type) {
+        notSequential("read");
         final long fileBytes = move(false, pointer, buf, count, type);
         pointer += fileBytes / view.etype().size();
         return status(fileBytes, count, type);
@@ -317,12 +322,12 @@ public final class ParallelFile implements AutoCloseable {
      * Every rank must have the same view.
      */
     public Status writeShared(final Object buf, final long count, final Datatype type) {
-        return writeAt(shared.fetchAdd(etypes(count, type)), buf, count, type);
+        return status(move(true, shared.fetchAdd(etypes(count, type)), buf, count, type), count, type);
     }
 
     /** {@code MPI_File_read_shared}: reads at the shared file pointer, which moves by the etypes asked for. */
     public Status readShared(final Object buf, final long count, final Datatype type) {
-        return readAt(shared.fetchAdd(etypes(count, type)), buf, count, type);
+        return status(move(false, shared.fetchAdd(etypes(count, type)), buf, count, type), count, type);
     }
 
     /** @return the bytes moved as the file holds them */
@@ -403,23 +408,27 @@ public final class ParallelFile implements AutoCloseable {
     /** {@code MPI_File_iwrite_at}: the write runs on Pario's worker threads; do not touch the buffer until done. */
     public org.pario.comm.Request<Status> iwriteAt(final long offset, final Object buf, final long count,
                                                    final Datatype type) {
+        notSequential("iwriteAt");
         return async(() -> writeAt(offset, buf, count, type));
     }
 
     /** {@code MPI_File_iread_at}: the read runs on Pario's worker threads. */
     public org.pario.comm.Request<Status> ireadAt(final long offset, final Object buf, final long count,
                                                   final Datatype type) {
+        notSequential("ireadAt");
         return async(() -> readAt(offset, buf, count, type));
     }
 
     /** {@code MPI_File_iwrite}: at the individual pointer, which moves at once, as in MPI. */
     public org.pario.comm.Request<Status> iwrite(final Object buf, final long count, final Datatype type) {
+        notSequential("iwrite");
         final long at = advance(count, type);
         return iwriteAt(at, buf, count, type);
     }
 
     /** {@code MPI_File_iread}: at the individual pointer, which moves at once by the count requested. */
     public org.pario.comm.Request<Status> iread(final Object buf, final long count, final Datatype type) {
+        notSequential("iread");
         final long at = advance(count, type);
         return ireadAt(at, buf, count, type);
     }
@@ -427,13 +436,13 @@ public final class ParallelFile implements AutoCloseable {
     /** {@code MPI_File_iwrite_shared}: the shared pointer is moved at the call, the data written in the background. */
     public org.pario.comm.Request<Status> iwriteShared(final Object buf, final long count, final Datatype type) {
         final long at = shared.fetchAdd(etypes(count, type));
-        return iwriteAt(at, buf, count, type);
+        return async(() -> status(move(true, at, buf, count, type), count, type));
     }
 
     /** {@code MPI_File_iread_shared}: the shared pointer is moved at the call, the data read in the background. */
     public org.pario.comm.Request<Status> ireadShared(final Object buf, final long count, final Datatype type) {
         final long at = shared.fetchAdd(etypes(count, type));
-        return ireadAt(at, buf, count, type);
+        return async(() -> status(move(false, at, buf, count, type), count, type));
     }
 
     /** {@code MPI_File_iwrite_all}; completes before it returns, like {@link #iwriteAtAll}. */
@@ -488,16 +497,19 @@ public final class ParallelFile implements AutoCloseable {
 
     /** {@code MPI_File_write_at_all}, collective (two-phase I/O, see {@link Hints}). */
     public Status writeAtAll(final long offset, final Object buf, final long count, final Datatype type) {
+        notSequential("writeAtAll");
         return status(collectiveMove(true, offset, buf, count, type), count, type);
     }
 
     /** {@code MPI_File_read_at_all}, collective. */
     public Status readAtAll(final long offset, final Object buf, final long count, final Datatype type) {
+        notSequential("readAtAll");
         return status(collectiveMove(false, offset, buf, count, type), count, type);
     }
 
     /** {@code MPI_File_write_all}, collective, at the individual pointer. */
     public Status writeAll(final Object buf, final long count, final Datatype type) {
+        notSequential("writeAll");
         final long fileBytes = collectiveMove(true, pointer, buf, count, type);
         pointer += fileBytes / view.etype().size();
         return status(fileBytes, count, type);
@@ -505,6 +517,7 @@ public final class ParallelFile implements AutoCloseable {
 
     /** {@code MPI_File_read_all}, collective, at the individual pointer. */
     public Status readAll(final Object buf, final long count, final Datatype type) {
+        notSequential("readAll");
         final long fileBytes = collectiveMove(false, pointer, buf, count, type);
         pointer += fileBytes / view.etype().size();
         return status(fileBytes, count, type);
@@ -542,13 +555,13 @@ public final class ParallelFile implements AutoCloseable {
      */
     public Status writeOrdered(final Object buf, final long count, final Datatype type) {
         final long at = orderedOffset(count, type);
-        return writeAtAll(at, buf, count, type);
+        return status(collectiveMove(true, at, buf, count, type), count, type);
     }
 
     /** {@code MPI_File_read_ordered}, collective: reads in rank order at the shared file pointer. */
     public Status readOrdered(final Object buf, final long count, final Datatype type) {
         final long at = orderedOffset(count, type);
-        return readAtAll(at, buf, count, type);
+        return status(collectiveMove(false, at, buf, count, type), count, type);
     }
 
     /** Gathers every rank's etype count: this rank's offset is the shared pointer plus the ranks before it. */
@@ -735,6 +748,14 @@ public final class ParallelFile implements AutoCloseable {
             Files.delete(Path.of(location));
         } catch (IOException e) {
             throw ioError("delete " + location, e);
+        }
+    }
+
+    /** MPI: explicit offsets and individual pointers are erroneous on a file opened SEQUENTIAL. */
+    private void notSequential(final String operation) {
+        if (modes.contains(Mode.SEQUENTIAL)) {
+            throw ParioException.argument(operation + ": the file was opened SEQUENTIAL, which allows only "
+                + "shared-pointer and ordered access");
         }
     }
 

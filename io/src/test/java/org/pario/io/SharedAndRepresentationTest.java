@@ -144,6 +144,23 @@ class SharedAndRepresentationTest {
     }
 
     @Test
+    void aSequentialFileAllowsOnlySharedAndOrderedAccess() throws Exception {
+        final Path file = dir.resolve("sequential.bin");
+        LocalCluster.run(2, comm -> {
+            try (ParallelFile f = ParallelFile.open(comm, file.toString(), EnumSet.of(Mode.CREATE, Mode.WRONLY,
+                Mode.SEQUENTIAL))) {
+                f.writeOrdered(new byte[] {(byte) comm.rank()}, 1, Datatype.BYTE);
+                f.writeShared(new byte[] {9}, comm.rank() == 0 ? 1 : 0, Datatype.BYTE);
+                assertTrue(assertThrows(ParioException.class, () -> f.writeAt(0, new byte[1], 1, Datatype.BYTE))
+                    .getMessage().contains("SEQUENTIAL"));
+                assertThrows(ParioException.class, () -> f.seek(1));
+                assertThrows(ParioException.class, () -> f.writeAll(new byte[1], 1, Datatype.BYTE));
+            }
+        });
+        assertArrayEquals(new byte[] {0, 1, 9}, Files.readAllBytes(file));
+    }
+
+    @Test
     void external32FilesAreBigEndianAndReadBackAsNativeValues() throws Exception {
         final Path file = dir.resolve("e32.bin");
         LocalCluster.run(2, comm -> {
