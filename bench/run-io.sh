@@ -59,7 +59,7 @@ awk '
     { key = $2 " " $3 " " $4; if (!(key in seen)) { seen[key] = 1; order[++count] = key }
       runs[$1, key] = runs[$1, key] " " $5; mem[$1, key] = $7 "/" $8 }
     END {
-        for (k in runs) mibs[k] = median(runs[k])
+        for (rk in runs) mibs[rk] = median(runs[rk])
         seq = median(seqs)
         printf "sequential write+fsync of the same bytes: median %s MiB/s of%s\n", seq, seqs
         split("MPICH-ROMIO OpenMPI-OMPIO OpenMPI-ROMIO Pario", stacks, " ")
