@@ -526,7 +526,7 @@ public final class Communicator implements AutoCloseable {
         if (failed != null) {
             throw failed;
         }
-        fabric.send(group[dest], MessageAccess.pack(ctx, rank, tag, memory, type, count), group);
+        fabric.send(group[dest], ctx, rank, tag, memory, type, count, group);
     }
 
     Request<Status> irecvOn(final int ctx, final Memory memory, final long count, final Datatype type,

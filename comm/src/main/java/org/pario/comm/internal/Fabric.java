@@ -42,6 +42,16 @@ public abstract class Fabric {
     /** Delivers a message to a world rank, or fails if that rank is gone. */
     public abstract void send(int worldDest, Message m, int[] group);
 
+    /**
+     * Packs {@code count x type} from memory and delivers it as a message. Transports override this to pack
+     * straight into their own buffers; the data is copied out before this returns either way.
+     */
+    public void send(final int worldDest, final int context, final int source, final int tag,
+                     final org.pario.datatypes.Memory memory, final org.pario.datatypes.Datatype type,
+                     final long count, final int[] group) {
+        send(worldDest, MessageAccess.pack(context, source, tag, memory, type, count), group);
+    }
+
     /** Fails if a world rank has failed. */
     protected final void checkAlive(final int worldRank) {
         final Departure d = departed.get(worldRank);

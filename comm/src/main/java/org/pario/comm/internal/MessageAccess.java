@@ -44,6 +44,11 @@ public final class MessageAccess {
     }
 
     /** @return a builder that fills a message's chunks from the wire */
+    /** @return the name of the single basic type of {@code type}'s data, or null when mixed */
+    public static String basicName(final Datatype type) {
+        return Message.basicName(type);
+    }
+
     public static Builder builder(final int context, final int source, final int tag, final long bytes,
                                   final String basicType) {
         return new Builder(context, source, tag, bytes, basicType);

@@ -63,6 +63,30 @@ final class Frames {
         return alloc.buffer(5).writeInt(MAGIC).writeByte(BYE);
     }
 
+    /**
+     * The frame of a message packed straight from memory into one buffer of the channel's allocator (direct and
+     * pooled): no intermediate heap copy, and nothing for the socket layer to copy again before writing.
+     */
+    static ByteBuf dataFrom(final ByteBufAllocator alloc, final int context, final int source, final int tag,
+                            final org.pario.datatypes.Memory memory, final org.pario.datatypes.Datatype type,
+                            final long count, final int bytes) {
+        final String basic = MessageAccess.basicName(type);
+        final byte[] name = basic == null ? new byte[0] : basic.getBytes(StandardCharsets.UTF_8);
+        final int header = 27 + name.length;
+        final ByteBuf b = alloc.directBuffer(header + bytes);
+        try {
+            b.writeInt(MAGIC).writeByte(DATA).writeInt(context).writeInt(source).writeInt(tag).writeShort(name.length)
+                .writeBytes(name).writeLong(bytes);
+            org.pario.datatypes.Packer.pack(memory, memory.origin(), type, count,
+                org.pario.datatypes.DataRepresentation.NATIVE, 0, b.nioBuffer(header, bytes), 0, bytes);
+            b.writerIndex(header + bytes);
+            return b;
+        } catch (RuntimeException e) {
+            b.release();
+            throw e;
+        }
+    }
+
     /** The frame of a message: its header, then its chunks without copying them. */
     static ByteBuf data(final ByteBufAllocator alloc, final Message m) {
         final String type = MessageAccess.basicType(m);

@@ -196,6 +196,29 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         });
     }
 
+    /** Messages from this size up to 1 GiB are packed straight into a direct frame buffer. */
+    private static final long DIRECT_FRAME_MIN = 64 << 10;
+
+    @Override
+    public void send(final int worldDest, final int context, final int source, final int tag,
+                     final org.pario.datatypes.Memory memory, final org.pario.datatypes.Datatype type,
+                     final long count, final int[] group) {
+        final long bytes = org.pario.datatypes.Packer.packedSize(type, count,
+            org.pario.datatypes.DataRepresentation.NATIVE);
+        if (worldDest == rank || bytes < DIRECT_FRAME_MIN || bytes > Message.CHUNK) {
+            super.send(worldDest, context, source, tag, memory, type, count, group);
+            return;
+        }
+        checkAlive(worldDest);
+        final Channel ch = outbound[worldDest];
+        ch.writeAndFlush(Frames.dataFrom(ch.alloc(), context, source, tag, memory, type, count, (int) bytes))
+            .addListener(f -> {
+                if (!f.isSuccess() && !closed.get()) {
+                    depart(worldDest, new IOException("sending to rank " + worldDest + " failed: " + f.cause()));
+                }
+            });
+    }
+
     /** Says goodbye to every peer and closes every connection. */
     @Override
     public void close() {
