@@ -1,0 +1,389 @@
+package org.pario.io.array;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+import org.pario.ParioException;
+import org.pario.datatypes.Datatype;
+import org.pario.datatypes.Distribution;
+import org.pario.datatypes.Order;
+
+/**
+ * A global array distributed HPF style over a process grid: its shape, element type (any datatype, structs
+ * included), one {@link Dist} per dimension, the grid (given, or chosen like {@code MPI_Dims_create}) and the
+ * storage order. Immutable; {@link #local(int)} gives one rank's part: its local shape, its darray filetype, and
+ * the mapping between local and global indices. Nothing here grows with the element count.
+ */
+public final class DistributedArray {
+    private final long[] shape;
+    private final Datatype element;
+    private final Dist[] dists;
+    private final long[] grid;
+    private final Order order;
+
+    private DistributedArray(final long[] shape, final Datatype element, final Dist[] dists, final long[] grid,
+                             final Order order) {
+        this.shape = shape;
+        this.element = element;
+        this.dists = dists;
+        this.grid = grid;
+        this.order = order;
+    }
+
+    /**
+     * A distributed array.
+     *
+     * @param shape   global elements per dimension
+     * @param element the element type
+     * @param dists   the distribution of each dimension
+     * @param grid    processes per dimension, or null to choose a balanced grid for {@code ranks} (NONE
+     *                dimensions get 1); a 0 entry is chosen, others are kept, as {@code MPI_Dims_create} does
+     * @param ranks   the number of ranks
+     * @param order   C (last index fastest) or Fortran (first index fastest)
+     * @return the array description
+     */
+    public static DistributedArray of(final long[] shape, final Datatype element, final Dist[] dists,
+                                      final long[] grid, final int ranks, final Order order) {
+        if (shape.length == 0 || dists.length != shape.length) {
+            throw ParioException.argument("a distributed array needs one distribution per dimension: shape "
+                + Arrays.toString(shape) + ", distributions " + Arrays.toString(dists));
+        }
+        for (final long n : shape) {
+            if (n < 1) {
+                throw ParioException.argument("array dimensions must be >= 1, got " + Arrays.toString(shape));
+            }
+        }
+        final long[] g = grid == null ? new long[shape.length] : grid.clone();
+        if (g.length != shape.length) {
+            throw ParioException.argument("the process grid " + Arrays.toString(g) + " needs " + shape.length
+                + " dimensions");
+        }
+        for (int d = 0; d < shape.length; d++) {
+            if (dists[d].kind() == Dist.Kind.NONE) {
+                if (g[d] > 1) {
+                    throw ParioException.argument("dimension " + d + " is not distributed, so its grid size must be "
+                        + "1, got " + g[d]);
+                }
+                g[d] = 1;
+            }
+        }
+        final long[] chosen = dimsCreate(ranks, g);
+        for (int d = 0; d < shape.length; d++) {
+            final Dist x = dists[d];
+            if (x.kind() == Dist.Kind.BLOCK && x.size() > 0 && x.size() * chosen[d] < shape[d]) {
+                throw ParioException.argument("BLOCK(" + x.size() + ") over " + chosen[d] + " processes covers "
+                    + x.size() * chosen[d] + " of the " + shape[d] + " elements of dimension " + d);
+            }
+        }
+        return new DistributedArray(shape.clone(), element, dists.clone(), chosen, order);
+    }
+
+    /**
+     * {@code MPI_Dims_create}: a grid of {@code dims.length} dimensions whose sizes multiply to {@code ranks},
+     * keeping the positive entries of {@code dims} and filling its zeros as evenly as possible, largest first.
+     *
+     * @param ranks the number of processes
+     * @param dims  0 for a dimension to choose, or its fixed size
+     * @return the grid
+     */
+    public static long[] dimsCreate(final int ranks, final long[] dims) {
+        if (ranks < 1) {
+            throw ParioException.argument("dimsCreate: ranks must be >= 1, got " + ranks);
+        }
+        long fixed = 1;
+        final List<Integer> free = new ArrayList<>();
+        for (int d = 0; d < dims.length; d++) {
+            if (dims[d] < 0) {
+                throw ParioException.argument("dimsCreate: sizes must be >= 0, got " + Arrays.toString(dims));
+            }
+            if (dims[d] == 0) {
+                free.add(d);
+            } else {
+                fixed *= dims[d];
+            }
+        }
+        if (ranks % fixed != 0 || free.isEmpty() && fixed != ranks) {
+            throw ParioException.argument("a process grid " + Arrays.toString(dims) + " cannot hold " + ranks
+                + " ranks");
+        }
+        long left = ranks / fixed;
+        final long[] sizes = new long[free.size()];
+        Arrays.fill(sizes, 1);
+        // prime factors, largest first, each to the currently smallest dimension: a balanced grid
+        final List<Long> factors = new ArrayList<>();
+        for (long f = 2; f * f <= left; f++) {
+            while (left % f == 0) {
+                factors.add(f);
+                left /= f;
+            }
+        }
+        if (left > 1) {
+            factors.add(left);
+        }
+        factors.sort((a, b) -> Long.compare(b, a));
+        for (final long f : factors) {
+            int smallest = 0;
+            for (int i = 1; i < sizes.length; i++) {
+                if (sizes[i] < sizes[smallest]) {
+                    smallest = i;
+                }
+            }
+            sizes[smallest] *= f;
+        }
+        Arrays.sort(sizes);
+        final long[] out = dims.clone();
+        for (int i = 0; i < free.size(); i++) {
+            out[free.get(i)] = sizes[sizes.length - 1 - i];
+        }
+        return out;
+    }
+
+    /** @return the global shape */
+    public long[] shape() {
+        return shape.clone();
+    }
+
+    /** @return the element type */
+    public Datatype element() {
+        return element;
+    }
+
+    /** @return the distribution of each dimension */
+    public Dist[] dists() {
+        return dists.clone();
+    }
+
+    /** @return the process grid */
+    public long[] grid() {
+        return grid.clone();
+    }
+
+    /** @return the storage order */
+    public Order order() {
+        return order;
+    }
+
+    /** @return the number of ranks the grid holds */
+    public int ranks() {
+        long n = 1;
+        for (final long p : grid) {
+            n *= p;
+        }
+        return (int) n;
+    }
+
+    /** @return the number of elements of the global array */
+    public long globalCount() {
+        long n = 1;
+        for (final long s : shape) {
+            n = Math.multiplyExact(n, s);
+        }
+        return n;
+    }
+
+    /**
+     * @param rank a rank in {@code [0, ranks())}
+     * @return that rank's part
+     */
+    public Local local(final int rank) {
+        if (rank < 0 || rank >= ranks()) {
+            throw ParioException.argument("rank " + rank + " is not in the grid " + Arrays.toString(grid));
+        }
+        return new Local(rank);
+    }
+
+    @Override
+    public String toString() {
+        return "DistributedArray" + Arrays.toString(shape) + " of " + element + ", " + Arrays.toString(dists)
+            + " on grid " + Arrays.toString(grid) + ", " + order;
+    }
+
+    /** One rank's part of the array: which global elements it holds, and in which local order. */
+    public final class Local {
+        private final int rank;
+        private final long[] coords;
+        private final long[] localShape;
+
+        private Local(final int rank) {
+            this.rank = rank;
+            this.coords = new long[grid.length];
+            long r = rank;
+            // MPI's darray numbers the grid in row-major order whatever the array's order
+            for (int d = grid.length - 1; d >= 0; d--) {
+                coords[d] = r % grid[d];
+                r /= grid[d];
+            }
+            this.localShape = new long[shape.length];
+            for (int d = 0; d < shape.length; d++) {
+                localShape[d] = localSize(d);
+            }
+        }
+
+        private long block(final int d) {
+            return dists[d].size() > 0 ? dists[d].size() : (shape[d] + grid[d] - 1) / grid[d];
+        }
+
+        private long localSize(final int d) {
+            final long n = shape[d];
+            final long p = grid[d];
+            final long c = coords[d];
+            return switch (dists[d].kind()) {
+                case NONE -> n;
+                case BLOCK -> Math.max(0, Math.min(n, (c + 1) * block(d)) - c * block(d));
+                case CYCLIC -> {
+                    final long k = dists[d].size();
+                    yield n / (k * p) * k + Math.max(0, Math.min(k, n % (k * p) - c * k));
+                }
+            };
+        }
+
+        /** @return this rank */
+        public int rank() {
+            return rank;
+        }
+
+        /** @return the array this is a part of */
+        public DistributedArray array() {
+            return DistributedArray.this;
+        }
+
+        /** @return this rank's coordinates in the process grid */
+        public long[] coords() {
+            return coords.clone();
+        }
+
+        /** @return the local shape */
+        public long[] shape() {
+            return localShape.clone();
+        }
+
+        /** @return the number of local elements (0 for a rank that owns nothing) */
+        public long count() {
+            long n = 1;
+            for (final long s : localShape) {
+                n = Math.multiplyExact(n, s);
+            }
+            return n;
+        }
+
+        /** @return the darray filetype: this rank's elements within the global array ({@code MPI_Type_create_darray}) */
+        public Datatype filetype() {
+            final Distribution[] kinds = new Distribution[shape.length];
+            final long[] dargs = new long[shape.length];
+            for (int d = 0; d < shape.length; d++) {
+                kinds[d] = switch (dists[d].kind()) {
+                    case BLOCK -> Distribution.BLOCK;
+                    case CYCLIC -> Distribution.CYCLIC;
+                    case NONE -> Distribution.NONE;
+                };
+                dargs[d] = dists[d].kind() == Dist.Kind.NONE || dists[d].kind() == Dist.Kind.BLOCK
+                    && dists[d].size() == 0 ? Datatype.DISTRIBUTE_DFLT_DARG : dists[d].size();
+            }
+            return Datatype.darray(ranks(), rank, shape, kinds, dargs, grid, order, element);
+        }
+
+        /**
+         * @param local a local index per dimension
+         * @return the global index per dimension of that element
+         */
+        public long[] toGlobal(final long[] local) {
+            final long[] g = new long[shape.length];
+            for (int d = 0; d < shape.length; d++) {
+                if (local[d] < 0 || local[d] >= localShape[d]) {
+                    throw ParioException.argument("local index " + Arrays.toString(local) + " is outside the local "
+                        + "shape " + Arrays.toString(localShape));
+                }
+                g[d] = switch (dists[d].kind()) {
+                    case NONE -> local[d];
+                    case BLOCK -> coords[d] * block(d) + local[d];
+                    case CYCLIC -> {
+                        final long k = dists[d].size();
+                        yield local[d] / k * k * grid[d] + coords[d] * k + local[d] % k;
+                    }
+                };
+            }
+            return g;
+        }
+
+        /**
+         * @param global a global index per dimension
+         * @return its local index per dimension, or null if another rank owns it
+         */
+        public long[] toLocal(final long[] global) {
+            final long[] l = new long[shape.length];
+            for (int d = 0; d < shape.length; d++) {
+                final long g = global[d];
+                if (g < 0 || g >= shape[d]) {
+                    throw ParioException.argument("global index " + Arrays.toString(global) + " is outside the shape "
+                        + Arrays.toString(shape));
+                }
+                switch (dists[d].kind()) {
+                    case NONE -> l[d] = g;
+                    case BLOCK -> {
+                        if (g / block(d) != coords[d]) {
+                            return null;
+                        }
+                        l[d] = g % block(d);
+                    }
+                    case CYCLIC -> {
+                        final long k = dists[d].size();
+                        if (g / k % grid[d] != coords[d]) {
+                            return null;
+                        }
+                        l[d] = g / (k * grid[d]) * k + g % k;
+                    }
+                    default -> throw new IllegalStateException();
+                }
+            }
+            return l;
+        }
+
+        /**
+         * @param local a local index per dimension
+         * @return its position in the local buffer, in the array's order
+         */
+        public long offsetOf(final long[] local) {
+            return linear(local, localShape);
+        }
+
+        /**
+         * @param position a position in the local buffer
+         * @return the global linear index (in the array's order) of the element there
+         */
+        public long globalLinear(final long position) {
+            return linear(toGlobal(unlinear(position, localShape)), shape);
+        }
+
+        private long linear(final long[] index, final long[] dims) {
+            long at = 0;
+            if (order == Order.C) {
+                for (int d = 0; d < dims.length; d++) {
+                    at = at * dims[d] + index[d];
+                }
+            } else {
+                for (int d = dims.length - 1; d >= 0; d--) {
+                    at = at * dims[d] + index[d];
+                }
+            }
+            return at;
+        }
+
+        private long[] unlinear(final long position, final long[] dims) {
+            final long[] index = new long[dims.length];
+            long left = position;
+            if (order == Order.C) {
+                for (int d = dims.length - 1; d >= 0; d--) {
+                    index[d] = left % dims[d];
+                    left /= dims[d];
+                }
+            } else {
+                for (int d = 0; d < dims.length; d++) {
+                    index[d] = left % dims[d];
+                    left /= dims[d];
+                }
+            }
+            return index;
+        }
+    }
+}
