@@ -13,8 +13,8 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "pario", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
     description = "MPI datatypes, file views and parallel I/O for the JVM.",
-    subcommands = {TypeCommand.class, ViewCommand.class, LaunchCommand.class, BenchCommand.class,
-        CommandLine.HelpCommand.class},
+    subcommands = {DemoCommand.class, TypeCommand.class, ViewCommand.class, CheckpointCommand.class,
+        LaunchCommand.class, BenchCommand.class, CommandLine.HelpCommand.class},
     footer = {"", "Exit codes: 0 success, 1 operation failed, 2 invalid input or usage.",
         "Type expressions are described in docs/datatypes.md."})
 public final class Main implements Runnable {

@@ -1,0 +1,177 @@
+package org.pario.cli;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+import org.pario.ErrorCategory;
+import org.pario.ParioException;
+import org.pario.comm.Communicator;
+import org.pario.comm.Op;
+import org.pario.comm.Pario;
+import org.pario.datatypes.Datatype;
+import org.pario.datatypes.Order;
+import org.pario.io.Hints;
+import org.pario.io.Mode;
+import org.pario.io.ParallelFile;
+import org.pario.io.array.Checkpoint;
+import org.pario.io.array.Dist;
+import org.pario.io.array.DistributedArray;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code pario demo}: the main job end to end on this machine. 4 JVM ranks write a checkpoint of a 3-D array
+ * distributed BLOCK,BLOCK,CYCLIC on a 2x2x1 grid; 6 JVM ranks restore it as CYCLIC(2),BLOCK,NONE and check every
+ * value. Prints throughput, the hints in effect and which rank owned what.
+ */
+@Command(name = "demo", mixinStandardHelpOptions = true,
+    description = "Checkpoints a 3-D array (EDGE x EDGE x 2*EDGE doubles, 256 MiB by default) from 4 JVM ranks "
+        + "(BLOCK,BLOCK,CYCLIC on 2x2x1) into one file, restores it on 6 JVM ranks as CYCLIC(2),BLOCK,NONE, and "
+        + "checks every value.")
+final class DemoCommand implements Callable<Integer> {
+    @Spec
+    private picocli.CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--edge", defaultValue = "256", paramLabel = "EDGE",
+        description = "The array is EDGE x EDGE x 2*EDGE doubles (default: ${DEFAULT-VALUE}: 256 MiB).")
+    private long edge;
+
+    @Option(names = "--file", defaultValue = "pario-demo.ckpt", paramLabel = "PATH",
+        description = "The checkpoint file (default: ${DEFAULT-VALUE}, deleted afterwards unless --keep).")
+    private Path file;
+
+    @Option(names = "--keep", description = "Keep the checkpoint file.")
+    private boolean keep;
+
+    @picocli.CommandLine.Mixin
+    private VerboseOption verbose;
+
+    /** Set in the launched JVMs: {@code write} or {@code restore}. */
+    @Option(names = "--worker", hidden = true)
+    private String worker;
+
+    static DistributedArray written(final long edge) {
+        return DistributedArray.of(new long[] {edge, edge, 2 * edge}, Datatype.DOUBLE,
+            new Dist[] {Dist.block(), Dist.block(), Dist.cyclic()}, new long[] {2, 2, 1}, 4, Order.C);
+    }
+
+    static DistributedArray restored(final long edge) {
+        return DistributedArray.of(new long[] {edge, edge, 2 * edge}, Datatype.DOUBLE,
+            new Dist[] {Dist.cyclic(2), Dist.block(), Dist.none()}, null, 6, Order.C);
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        if (edge < 2) {
+            throw ParioException.argument("--edge must be >= 2, got " + edge);
+        }
+        if (worker != null) {
+            work();
+            return 0;
+        }
+        final Path path = file.toAbsolutePath();
+        final var out = spec.commandLine().getOut();
+        out.printf(Locale.ROOT, "Pario demo: a %d x %d x %d array of doubles (%d MiB), element i holding i%n", edge,
+            edge, 2 * edge, edge * edge * 2 * edge * 8 >> 20);
+        try {
+            for (final String phase : new String[] {"write", "restore"}) {
+                final int ranks = phase.equals("write") ? 4 : 6;
+                final List<String> command = new ArrayList<>(List.of(
+                    Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx2g", "-cp",
+                    System.getProperty("java.class.path"), Main.class.getName(), "demo", "--worker", phase,
+                    "--edge", Long.toString(edge), "--file", path.toString()));
+                final int status = LaunchCommand.launch(ranks, "127.0.0.1", 60, command, out,
+                    spec.commandLine().getErr(), true);
+                if (status != 0) {
+                    throw new ParioException(ErrorCategory.IO, "the " + phase + " job failed (status " + status + ")",
+                        null);
+                }
+            }
+        } finally {
+            if (!keep) {
+                Files.deleteIfExists(path);
+            }
+        }
+        return 0;
+    }
+
+    private void work() throws Exception {
+        try (Communicator world = Pario.init()) {
+            final boolean write = worker.equals("write");
+            final DistributedArray a = write ? written(edge) : restored(edge);
+            final DistributedArray.Local part = a.local(world.rank());
+            final long bytes = a.globalCount() * 8;
+            double[] values = write ? CheckpointCommand.synthetic(part) : new double[(int) part.count()];
+            world.barrier();
+            final long t0 = System.nanoTime();
+            if (write) {
+                Checkpoint.write(world, file.toString(), List.of(new Checkpoint.Entry("field", part, values)),
+                    Map.of("demo", "pario demo"), Hints.DEFAULT);
+            } else {
+                Checkpoint.restore(world, file.toString(), "field", part, values, Hints.DEFAULT);
+            }
+            final double[] slowest = new double[1];
+            world.allreduce(new double[] {(System.nanoTime() - t0) / 1e9}, slowest, 1, Datatype.DOUBLE, Op.MAX);
+            final long[] bad = new long[1];
+            world.allreduce(new long[] {write ? 0 : CheckpointCommand.wrong(part, values)}, bad, 1, Datatype.LONG,
+                Op.SUM);
+            values = null;
+            Map<String, String> hints = null;
+            try (ParallelFile f = ParallelFile.open(world, file.toString(), EnumSet.of(Mode.RDONLY))) {
+                hints = f.hints().asMap();
+            }
+            if (world.rank() == 0) {
+                System.out.println();
+                System.out.printf(Locale.ROOT, "%s on %d JVM ranks: %s%n", write ? "Wrote" : "Restored", world.size(),
+                    a);
+                System.out.printf(Locale.ROOT, "  %d MiB in %.2f s: %.1f MiB/s%s%n", bytes >> 20, slowest[0],
+                    bytes / 1048576.0 / slowest[0], write ? " (collective write, sync, read-back checksums, atomic "
+                        + "rename)" : " (checksums verified, collective read)");
+                if (!write) {
+                    if (bad[0] != 0) {
+                        throw new IllegalStateException(bad[0] + " restored values are wrong");
+                    }
+                    System.out.println("  every value checked: all " + a.globalCount() + " match");
+                }
+                System.out.println("  hints in effect: " + hints);
+                System.out.println("  owner of each element of the plane k = 0 (rows i, columns j; one mark per "
+                    + "cell of the picture):");
+                picture(a);
+                if (!write) {
+                    System.out.println();
+                    CheckpointCommand.print(Checkpoint.info(file.toString()), new java.io.PrintWriter(System.out,
+                        true));
+                }
+            }
+        }
+    }
+
+    /** The owner of element (i, j, 0), sampled on a grid of at most 16 x 48 cells. */
+    private static void picture(final DistributedArray a) {
+        final long[] s = a.shape();
+        final int rows = (int) Math.min(16, s[0]);
+        final int cols = (int) Math.min(48, s[1]);
+        for (int r = 0; r < rows; r++) {
+            final StringBuilder line = new StringBuilder("    ");
+            for (int c = 0; c < cols; c++) {
+                final long[] g = {r * s[0] / rows, c * s[1] / cols, 0};
+                int owner = -1;
+                for (int rank = 0; rank < a.ranks() && owner < 0; rank++) {
+                    if (a.local(rank).toLocal(g) != null) {
+                        owner = rank;
+                    }
+                }
+                line.append(Character.forDigit(owner, 36));
+            }
+            System.out.println(line);
+        }
+    }
+}

@@ -1,0 +1,53 @@
+package org.pario.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class CheckpointCommandTest {
+    @TempDir
+    Path dir;
+
+    private static String[] run(final String... args) {
+        final StringWriter out = new StringWriter();
+        final StringWriter err = new StringWriter();
+        final int code = Main.run(new PrintWriter(out), new PrintWriter(err), args);
+        return new String[] {Integer.toString(code), out.toString(), err.toString()};
+    }
+
+    @Test
+    void writeInfoVerifyRestoreAndDamage() throws Exception {
+        final String file = dir.resolve("c.ckpt").toString();
+        final String[] w = run("checkpoint", "write", file, "-n", "4", "--shape", "20x12x10", "--dist",
+            "block,cyclic(2),none");
+        assertEquals("0", w[0], w[2]);
+        assertTrue(w[1].startsWith("wrote "), w[1]);
+        final String[] info = run("checkpoint", "info", file);
+        assertEquals("0", info[0], info[2]);
+        assertTrue(info[1].contains("data         20x12x10         double"), info[1]);
+        assertEquals("0", run("checkpoint", "verify", file)[0]);
+        final String[] r = run("checkpoint", "restore", file, "-n", "3", "--dist", "cyclic,block,block",
+            "--order", "c");
+        assertEquals("0", r[0], r[2]);
+        assertTrue(r[1].contains("every value checked"), r[1]);
+        // flip a byte of the data and verify again: one error line, exit code 1
+        try (FileChannel ch = FileChannel.open(Path.of(file), StandardOpenOption.WRITE)) {
+            ch.write(ByteBuffer.wrap(new byte[] {0x7f}), 4096 + 100);
+        }
+        final String[] v = run("checkpoint", "verify", file);
+        assertEquals("1", v[0]);
+        assertTrue(v[2].startsWith("pario: ") && v[2].contains("array 'data' is damaged in bytes 0 to 19200"),
+            v[2]);
+        assertEquals(1, v[2].trim().split("\n").length, "one line");
+        assertEquals("2", run("checkpoint", "write", file, "--dist", "block,sideways,none")[0]);
+    }
+}
