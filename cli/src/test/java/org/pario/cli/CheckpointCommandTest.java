@@ -3,8 +3,6 @@ package org.pario.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
@@ -18,10 +16,7 @@ class CheckpointCommandTest {
     Path dir;
 
     private static String[] run(final String... args) {
-        final StringWriter out = new StringWriter();
-        final StringWriter err = new StringWriter();
-        final int code = Main.run(new PrintWriter(out), new PrintWriter(err), args);
-        return new String[] {Integer.toString(code), out.toString(), err.toString()};
+        return Cli.run(args);
     }
 
     @Test

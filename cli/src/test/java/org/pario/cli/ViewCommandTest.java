@@ -4,8 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
@@ -19,10 +17,7 @@ class ViewCommandTest {
     Path dir;
 
     private static String[] run(final String... args) {
-        final StringWriter out = new StringWriter();
-        final StringWriter err = new StringWriter();
-        final int code = Main.run(new PrintWriter(out), new PrintWriter(err), args);
-        return new String[] {Integer.toString(code), out.toString(), err.toString()};
+        return Cli.run(args);
     }
 
     /** Two ranks interleave ints: rank 0 every even int, rank 1 every odd one, 3 each. */
