@@ -41,6 +41,11 @@ public final class IoJobMain {
                 System.out.println("rank " + rank + " ok");
                 return;
             }
+            if (args[0].equals("checkpoint-killed")) {
+                checkpointKilled(world, args[1]);
+                System.out.println("rank " + rank + " ok");
+                return;
+            }
             if (args[0].equals("killed")) {
                 killed(world, args[1]);
                 System.out.println("rank " + rank + " ok");
@@ -112,6 +117,44 @@ public final class IoJobMain {
                 }
             }
         }
+    }
+
+    /** The array of the checkpoint test: 128 MiB of doubles over the ranks, BLOCK on the first dimension. */
+    static org.pario.io.array.DistributedArray checkpointArray(final int ranks) {
+        return org.pario.io.array.DistributedArray.of(new long[] {1024, 128, 128}, Datatype.DOUBLE,
+            new org.pario.io.array.Dist[] {org.pario.io.array.Dist.block(), org.pario.io.array.Dist.cyclic(),
+                org.pario.io.array.Dist.none()}, null, ranks, org.pario.datatypes.Order.C);
+    }
+
+    /** Writes checkpoint A (element i holds i), then starts checkpoint B (i holds -i); rank 2 halts during B. */
+    private static void checkpointKilled(final Communicator world, final String file) {
+        final org.pario.io.array.DistributedArray.Local part = checkpointArray(world.size()).local(world.rank());
+        final double[] v = new double[(int) part.count()];
+        for (int i = 0; i < v.length; i++) {
+            v[i] = part.globalLinear(i);
+        }
+        org.pario.io.array.Checkpoint.write(world, file, java.util.List.of(
+            new org.pario.io.array.Checkpoint.Entry("a", part, v)), Map.of("which", "A"), Hints.DEFAULT);
+        for (int i = 0; i < v.length; i++) {
+            v[i] = -v[i];
+        }
+        world.barrier();
+        if (world.rank() == 2) {
+            final Thread killer = new Thread(() -> {
+                try {
+                    Thread.sleep(150);
+                } catch (InterruptedException e) {
+                    return;
+                }
+                System.out.println("rank 2 halting");
+                System.out.flush();
+                Runtime.getRuntime().halt(9);
+            });
+            killer.setDaemon(true);
+            killer.start();
+        }
+        org.pario.io.array.Checkpoint.write(world, file, java.util.List.of(
+            new org.pario.io.array.Checkpoint.Entry("a", part, v)), Map.of("which", "B"), Hints.DEFAULT);
     }
 
     private static void killed(final Communicator world, final String file) {

@@ -62,6 +62,30 @@ class MultiJvmIoTest {
     }
 
     @Test
+    void aWriterKilledMidCheckpointLeavesThePreviousCheckpointIntact() throws Exception {
+        final Path file = dir.resolve("state.ckpt");
+        final List<String> out = run(4, "checkpoint-killed", file, false);
+        assertTrue(out.get(2).contains("rank 2 halting"), out.get(2));
+        for (final int r : new int[] {0, 1, 3}) {
+            assertTrue(out.get(r).contains("rank " + r + " failed after") && out.get(r).contains("rank 2"),
+                "rank " + r + " printed:\n" + out.get(r));
+        }
+        final org.pario.io.array.Checkpoint.Header h = org.pario.io.array.Checkpoint.info(file.toString());
+        assertEquals("A", h.metadata().get("which"), "the interrupted checkpoint never replaced the first");
+        org.pario.comm.LocalCluster.run(3, comm -> {
+            org.pario.io.array.Checkpoint.verify(comm, file.toString());
+            final org.pario.io.array.DistributedArray.Local part = IoJobMain.checkpointArray(3).local(comm.rank());
+            final double[] back = new double[(int) part.count()];
+            org.pario.io.array.Checkpoint.restore(comm, file.toString(), "a", part, back, org.pario.io.Hints.DEFAULT);
+            for (int i = 0; i < back.length; i++) {
+                if (back[i] != part.globalLinear(i)) {
+                    throw new AssertionError("element " + part.globalLinear(i) + " is " + back[i]);
+                }
+            }
+        });
+    }
+
+    @Test
     void aRankKilledInATwoPhaseWriteFailsEveryOtherRankPromptly() throws Exception {
         final List<String> out = run(4, "killed", dir.resolve("killed.bin"), false);
         assertTrue(out.get(2).contains("rank 2 halting"), out.get(2));
