@@ -127,8 +127,11 @@ final class CheckpointCommand implements Runnable {
             final long t0 = System.nanoTime();
             LocalCluster.run(ranks, comm -> {
                 final DistributedArray.Local part = a.local(comm.rank());
-                Checkpoint.write(comm, file.toString(), List.of(new Checkpoint.Entry("data", part, synthetic(part))),
-                    Map.of("written_by", "pario checkpoint write"), Hints.DEFAULT);
+                try (ProgressBars bar = ProgressBars.on(comm.rank() == 0, "write")) {
+                    Checkpoint.write(comm, file.toString(), List.of(new Checkpoint.Entry("data", part,
+                        synthetic(part))), Map.of("written_by", "pario checkpoint write"), Hints.DEFAULT,
+                        ProgressBars.of(bar));
+                }
             });
             final double s = (System.nanoTime() - t0) / 1e9;
             spec.commandLine().getOut().printf(Locale.ROOT, "wrote %s: %s in %.2f s (%.1f MiB/s)%n", file, a, s,
@@ -168,7 +171,9 @@ final class CheckpointCommand implements Runnable {
             final List<Long> wrong = LocalCluster.call(ranks, comm -> {
                 final DistributedArray.Local part = a.local(comm.rank());
                 final double[] v = new double[Math.toIntExact(part.count())];
-                Checkpoint.restore(comm, file.toString(), "data", part, v, Hints.DEFAULT);
+                try (ProgressBars bar = ProgressBars.on(comm.rank() == 0, "read")) {
+                    Checkpoint.restore(comm, file.toString(), "data", part, v, Hints.DEFAULT, ProgressBars.of(bar));
+                }
                 return wrong(part, v);
             });
             final double s = (System.nanoTime() - t0) / 1e9;

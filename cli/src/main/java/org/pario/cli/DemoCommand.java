@@ -112,11 +112,14 @@ final class DemoCommand implements Callable<Integer> {
             double[] values = write ? CheckpointCommand.synthetic(part) : new double[(int) part.count()];
             world.barrier();
             final long t0 = System.nanoTime();
-            if (write) {
-                Checkpoint.write(world, file.toString(), List.of(new Checkpoint.Entry("field", part, values)),
-                    Map.of("demo", "pario demo"), Hints.DEFAULT);
-            } else {
-                Checkpoint.restore(world, file.toString(), "field", part, values, Hints.DEFAULT);
+            try (ProgressBars bar = ProgressBars.on(world.rank() == 0, write ? "write" : "read")) {
+                if (write) {
+                    Checkpoint.write(world, file.toString(), List.of(new Checkpoint.Entry("field", part, values)),
+                        Map.of("demo", "pario demo"), Hints.DEFAULT, ProgressBars.of(bar));
+                } else {
+                    Checkpoint.restore(world, file.toString(), "field", part, values, Hints.DEFAULT,
+                        ProgressBars.of(bar));
+                }
             }
             final double[] slowest = new double[1];
             world.allreduce(new double[] {(System.nanoTime() - t0) / 1e9}, slowest, 1, Datatype.DOUBLE, Op.MAX);

@@ -99,7 +99,7 @@ final class LaunchCommand implements Callable<Integer> {
                 processes.add(p);
                 final int rank = r;
                 pumps.add(pump(p.getInputStream(), out, onlyRankZero ? (rank == 0 ? -1 : -2) : rank));
-                pumps.add(pump(p.getErrorStream(), err, rank));
+                pumps.add(pump(p.getErrorStream(), err, onlyRankZero && rank == 0 ? -1 : rank));
                 p.onExit().thenAccept(done -> exits.add(new int[] {rank, done.exitValue()}));
             }
             int status = 0;
@@ -138,9 +138,27 @@ final class LaunchCommand implements Callable<Integer> {
         }
     }
 
-    /** Forwards lines with a {@code [rank]} prefix; rank -1 forwards without prefix, -2 drops them. */
+    /**
+     * Forwards lines with a {@code [rank]} prefix; rank -1 forwards the output as it comes, without prefix (so that
+     * a progress bar redrawn with carriage returns stays one line), -2 drops it.
+     */
     private static Thread pump(final InputStream in, final PrintWriter to, final int rank) {
         final Thread t = new Thread(() -> {
+            if (rank == -1) {
+                try (java.io.Reader r = new InputStreamReader(in, StandardCharsets.UTF_8)) {
+                    final char[] chunk = new char[4096];
+                    int n;
+                    while ((n = r.read(chunk)) > 0) {
+                        synchronized (to) {
+                            to.write(chunk, 0, n);
+                            to.flush();
+                        }
+                    }
+                } catch (IOException e) {
+                    // the process is gone; nothing more to forward
+                }
+                return;
+            }
             try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
                 String line;
                 while ((line = r.readLine()) != null) {

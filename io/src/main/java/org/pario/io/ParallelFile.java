@@ -333,6 +333,11 @@ public final class ParallelFile implements AutoCloseable {
     /** @return the bytes moved as the file holds them */
     private long move(final boolean write, final long offset, final Object buf, final long count,
                       final Datatype type) {
+        return move(write, offset, buf, count, type, null);
+    }
+
+    private long move(final boolean write, final long offset, final Object buf, final long count,
+                      final Datatype type, final java.util.function.LongConsumer moved) {
         checkOpen();
         if (write) {
             checkWritable();
@@ -341,7 +346,7 @@ public final class ParallelFile implements AutoCloseable {
         }
         return Views.transfer(storage, view, write, Memory.ofObject(buf), count, type, offset,
             new Views.Access(CHUNK, hints.readSieveBytes(), hints.writeSieveBytes(), hints.directRunBytes(write),
-                atomic));
+                atomic, moved));
     }
 
     /** The status of an access, in bytes of memory (they differ from the file's for external32 longs). */
@@ -537,16 +542,32 @@ public final class ParallelFile implements AutoCloseable {
         } else {
             checkReadable();
         }
-        final long moved = twoPhase.access(write, view, buf, count, type, offset);
-        if (moved >= 0) {
-            return moved;
+        final long aggregated = twoPhase.access(write, view, buf, count, type, offset);
+        if (aggregated >= 0) {
+            return aggregated;
         }
         final long[] independent = new long[1];
+        final Progress progress = twoPhase.progress();
+        final long all = twoPhase.callBytes();
+        final long mine = Math.max(1, count * type.size(Views.packing(view)));
+        // each rank moves its own bytes independently: rank-local progress stands for the whole call's
+        final java.util.function.LongConsumer rankMoved = progress == Progress.NONE ? null
+            : done -> progress.update(all / mine * done + all % mine * done / mine, all);
         collective(() -> {
-            independent[0] = move(write, offset, buf, count, type);
+            independent[0] = move(write, offset, buf, count, type, rankMoved);
             return null;
         });
+        twoPhase.progress().update(twoPhase.callBytes(), twoPhase.callBytes());
         return independent[0];
+    }
+
+    /**
+     * Sets what collective accesses report their progress to, on this rank (null for nothing).
+     *
+     * @param progress told the bytes done and in all after each round
+     */
+    public void setProgress(final Progress progress) {
+        twoPhase.progress(progress);
     }
 
     /**

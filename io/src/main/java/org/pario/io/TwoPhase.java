@@ -55,6 +55,9 @@ final class TwoPhase {
     /** Whether each rank's view maps its stream to strictly increasing, non-overlapping file bytes. */
     private boolean[] monotone;
     private byte[][] windows;
+    private Progress progress = Progress.NONE;
+    /** The bytes all ranks move in the current call. */
+    private long callBytes;
 
     /** Collective over {@code fileComm}: chooses the aggregators. */
     TwoPhase(final Communicator fileComm, final Storage storage, final Hints hints, final String host) {
@@ -104,6 +107,23 @@ final class TwoPhase {
 
     void close() {
         comm.close();
+    }
+
+    void progress(final Progress p) {
+        progress = p == null ? Progress.NONE : p;
+    }
+
+    Progress progress() {
+        return progress;
+    }
+
+    /** @return the bytes all ranks moved in the last call */
+    long callBytes() {
+        return callBytes;
+    }
+
+    private void roundDone(final long round, final long rounds) {
+        progress.update(callBytes * (round + 1) / rounds, callBytes);
     }
 
     // ------------------------------------------------------------------ geometry
@@ -233,6 +253,10 @@ final class TwoPhase {
                 allMonotone &= monotone[r];
                 shortestRuns = Math.min(shortestRuns, all[5 * r + 4]);
             }
+        }
+        callBytes = 0;
+        for (int r = 0; r < n; r++) {
+            callBytes += ends[r] - starts[r];
         }
         if (ranges.isEmpty()) {
             return 0;
@@ -467,6 +491,7 @@ final class TwoPhase {
                     }
                 }
                 Agreement.agree(comm, failure);
+                roundDone(round, plan.rounds);
                 if (window != null) {
                     final ByteBuffer out = ByteBuffer.wrap(window, (int) (writeFrom - plan.windowStart(
                         myAggregatorIndex, round)), writeLength).slice();
@@ -625,6 +650,7 @@ final class TwoPhase {
                     }
                 }
                 Agreement.agree(comm, failure);
+                roundDone(round, plan.rounds);
             }
         } finally {
             quietly(pending);

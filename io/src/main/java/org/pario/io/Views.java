@@ -95,8 +95,10 @@ final class Views {
      * @param directRun  runs at least this long are read or written on their own, not sieved: for them a storage
      *                   call costs little, and sieving would move their neighbours' bytes too
      * @param atomic     the whole access holds one byte-range lock over the bytes it can touch (atomic mode)
+     * @param moved      told the bytes of this access moved so far, a chunk at a time; or null
      */
-    record Access(int chunk, int readSieve, int writeSieve, int directRun, boolean atomic) {
+    record Access(int chunk, int readSieve, int writeSieve, int directRun, boolean atomic,
+                  java.util.function.LongConsumer moved) {
     }
 
     /** @return the representation data is packed in for a view (internal is native in Pario) */
@@ -149,10 +151,10 @@ final class Views {
             final int writeSieve = storage.capabilities().contains(Storage.Capability.POSITIONAL_READ)
                 ? access.writeSieve() : 0;
             final boolean lockEach = whole == null && writeSieve > 0 && canLock;
-            return write ? write(storage, v, file, new Source(chunk, m, count, type, rep, bytes), writeSieve,
+            return write ? write(storage, v, file, new Source(chunk, m, count, type, rep, bytes, access.moved()), writeSieve,
                 Math.min(writeSieve, access.directRun()), lockEach)
                 : read(storage, v, file, chunk, m, count, type, rep, access.readSieve(),
-                Math.min(access.readSieve(), access.directRun()));
+                Math.min(access.readSieve(), access.directRun()), access.moved());
         } catch (IOException e) {
             throw new ParioException(ErrorCategory.IO, (write ? "write" : "read") + " failed: " + e, e);
         } finally {
@@ -285,12 +287,14 @@ final class Views {
         private final Datatype type;
         private final DataRepresentation rep;
         final long bytes;
+        private final java.util.function.LongConsumer moved;
         private long memPos;
         private int filled;
         private int used;
 
         Source(final ByteBuffer chunk, final Memory memory, final long count, final Datatype type,
-               final DataRepresentation rep, final long bytes) {
+               final DataRepresentation rep, final long bytes, final java.util.function.LongConsumer moved) {
+            this.moved = moved;
             this.chunk = chunk;
             this.memory = memory;
             this.count = count;
@@ -301,6 +305,9 @@ final class Views {
 
         private void refill() {
             if (used == filled) {
+                if (moved != null && memPos > 0) {
+                    moved.accept(memPos);
+                }
                 filled = (int) Math.min(chunk.capacity(), bytes - memPos);
                 Packer.pack(memory, memory.origin(), type, count, rep, memPos, chunk, 0, filled);
                 memPos += filled;
@@ -338,8 +345,9 @@ final class Views {
      */
     private static long read(final Storage storage, final FileView v, final Cursor file, final ByteBuffer chunk,
                              final Memory m, final long count, final Datatype type, final DataRepresentation rep,
-                             final int sieveBytes, final int directRun) throws IOException {
-        final Sink sink = new Sink(chunk, m, count, type, rep);
+                             final int sieveBytes, final int directRun,
+                             final java.util.function.LongConsumer moved) throws IOException {
+        final Sink sink = new Sink(chunk, m, count, type, rep, moved);
         final ByteBuffer window = sieveBytes > 0 ? ByteBuffer.allocate(sieveBytes) : null;
         final Batch batch = new Batch();
         while (file.next()) {
@@ -393,12 +401,14 @@ final class Views {
         private final long count;
         private final Datatype type;
         private final DataRepresentation rep;
+        private final java.util.function.LongConsumer moved;
         private int filled;
         private long memPos;
         long got;
 
         Sink(final ByteBuffer chunk, final Memory memory, final long count, final Datatype type,
-             final DataRepresentation rep) {
+             final DataRepresentation rep, final java.util.function.LongConsumer moved) {
+            this.moved = moved;
             this.chunk = chunk;
             this.memory = memory;
             this.count = count;
@@ -443,6 +453,9 @@ final class Views {
             Packer.unpack(chunk, 0, filled, memory, memory.origin(), type, count, rep, memPos);
             memPos += filled;
             filled = 0;
+            if (moved != null) {
+                moved.accept(memPos);
+            }
         }
 
         long finish() {

@@ -126,6 +126,18 @@ public final class Checkpoint {
      */
     public static Header write(final Communicator comm, final String location, final List<Entry> entries,
                                final Map<String, String> metadata, final Hints hints) {
+        return write(comm, location, entries, metadata, hints, org.pario.io.Progress.NONE);
+    }
+
+    /**
+     * {@link #write(Communicator, String, List, Map, Hints)}, reporting the bytes written so far over all arrays.
+     *
+     * @param progress told the data bytes written so far and in all, after each round of the collective writes
+     * @return the header written
+     */
+    public static Header write(final Communicator comm, final String location, final List<Entry> entries,
+                               final Map<String, String> metadata, final Hints hints,
+                               final org.pario.io.Progress progress) {
         final Path target = Path.of(location).toAbsolutePath();
         // every rank must describe the same arrays: compare the header text built from rank 0's and one's own
         final Header planned = plan(entries, metadata);
@@ -152,10 +164,14 @@ public final class Checkpoint {
         try {
             try (ParallelFile f = ParallelFile.open(comm, hidden, EnumSet.of(Mode.CREATE, Mode.EXCL, Mode.RDWR),
                 hints)) {
+                final long all = planned.arrays().stream().mapToLong(ArrayInfo::bytes).sum();
+                final long[] before = {0};
+                f.setProgress((done, total) -> progress.update(before[0] + done, all));
                 for (int i = 0; i < entries.size(); i++) {
                     final Entry e = entries.get(i);
                     final ArrayInfo a = planned.arrays().get(i);
                     final Datatype el = e.part().array().element();
+                    before[0] = planned.arrays().subList(0, i).stream().mapToLong(ArrayInfo::bytes).sum();
                     f.setView(a.offset(), el, e.part().filetype(), DataRepresentation.NATIVE);
                     f.writeAll(e.buffer(), e.part().count(), el);
                 }
@@ -495,6 +511,18 @@ public final class Checkpoint {
      */
     public static void restore(final Communicator comm, final String location, final String name,
                                final DistributedArray.Local part, final Object buffer, final Hints hints) {
+        restore(comm, location, name, part, buffer, hints, org.pario.io.Progress.NONE);
+    }
+
+    /**
+     * {@link #restore(Communicator, String, String, DistributedArray.Local, Object, Hints)}, reporting the bytes
+     * read so far.
+     *
+     * @param progress told the array's bytes read so far and in all, after each round of the collective read
+     */
+    public static void restore(final Communicator comm, final String location, final String name,
+                               final DistributedArray.Local part, final Object buffer, final Hints hints,
+                               final org.pario.io.Progress progress) {
         final Header h = info(comm, location);
         Throwable failure = null;
         ArrayInfo a = null;
@@ -515,6 +543,7 @@ public final class Checkpoint {
         try (ParallelFile f = ParallelFile.open(comm, location, EnumSet.of(Mode.RDONLY), hints)) {
             final Datatype el = part.array().element();
             f.setView(a.offset(), el, part.filetype(), DataRepresentation.NATIVE);
+            f.setProgress(progress);
             f.readAll(buffer, part.count(), el);
         }
     }
