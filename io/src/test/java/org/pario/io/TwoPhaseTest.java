@@ -189,6 +189,34 @@ class TwoPhaseTest {
     }
 
     @Test
+    void progressRisesToTheCallsTotalOnBothPaths() {
+        final Path file = dir.resolve("progress.bin");
+        for (final String mode : new String[] {"enable", "disable"}) {
+            final List<List<long[]>> seen = LocalCluster.call(3, comm -> {
+                final List<long[]> updates = new java.util.ArrayList<>();
+                try (ParallelFile f = ParallelFile.open(comm, file.toString(), CREATE_RW, Hints.of(Map.of(
+                    "romio_cb_write", mode, "cb_buffer_size", "65536", "cb_config_list", "*:*")))) {
+                    f.setView(0, Datatype.DOUBLE, cyclic(3, comm.rank(), 3 * 100_000), DataRepresentation.NATIVE);
+                    f.setProgress((done, total) -> updates.add(new long[] {done, total}));
+                    f.writeAll(new double[100_000], 100_000, Datatype.DOUBLE);
+                }
+                return updates;
+            });
+            for (final List<long[]> updates : seen) {
+                // two-phase reports every round; independent access every 4 MiB chunk, here a single one
+                assertTrue(updates.size() >= (mode.equals("enable") ? 2 : 1), mode + ": got " + updates.size());
+                long before = 0;
+                for (final long[] u : updates) {
+                    assertEquals(2_400_000, u[1], mode + ": the total is every rank's bytes");
+                    assertTrue(u[0] >= before && u[0] <= u[1], mode + ": rising within the total");
+                    before = u[0];
+                }
+                assertEquals(2_400_000, before, mode + ": ends at the total");
+            }
+        }
+    }
+
+    @Test
     void configListGrammarAndBadHints() {
         assertEquals(List.of(new Aggregators.Entry("node1", 2), new Aggregators.Entry("*", -1)),
             Aggregators.parseConfigList("node1:2, *:*"));
