@@ -103,6 +103,55 @@ class CheckpointTest {
         }
     }
 
+    private static Dist[] randomDists(final java.util.Random rnd, final int dims) {
+        final Dist[] d = new Dist[dims];
+        for (int i = 0; i < dims; i++) {
+            d[i] = switch (rnd.nextInt(5)) {
+                case 0 -> Dist.none();
+                case 1 -> Dist.cyclic();
+                case 2 -> Dist.cyclic(1 + rnd.nextInt(3));
+                case 3 -> Dist.block(4 + rnd.nextInt(3));
+                default -> Dist.block();
+            };
+        }
+        return d;
+    }
+
+    /** Random distributions, orders and rank counts (1..7) on both sides of a checkpoint. */
+    @Test
+    void roundTripsForEveryDistributionKindAndOrder() throws Exception {
+        final java.util.Random rnd = new java.util.Random(11);
+        int done = 0;
+        for (int trial = 0; trial < 60 && done < 20; trial++) {
+            final long[] shape = {4 + rnd.nextInt(9), 3 + rnd.nextInt(7)};
+            final Order order = rnd.nextBoolean() ? Order.C : Order.FORTRAN;
+            final int from = 1 + rnd.nextInt(7);
+            final int to = 1 + rnd.nextInt(7);
+            final DistributedArray a;
+            final DistributedArray b;
+            try {
+                a = DistributedArray.of(shape, Datatype.DOUBLE, randomDists(rnd, 2), null, from, order);
+                b = DistributedArray.of(shape, Datatype.DOUBLE, randomDists(rnd, 2), null, to, order);
+            } catch (ParioException e) {
+                continue; // a grid the distributions cannot take (BLOCK(k) too small, NONE with many ranks)
+            }
+            final Path file = dir.resolve("rt" + trial + ".ckpt");
+            LocalCluster.run(from, comm -> {
+                final DistributedArray.Local part = a.local(comm.rank());
+                Checkpoint.write(comm, file.toString(), List.of(new Checkpoint.Entry("x", part, values(part))),
+                    Map.of(), Hints.DEFAULT);
+            });
+            LocalCluster.run(to, comm -> {
+                final DistributedArray.Local part = b.local(comm.rank());
+                final double[] back = new double[(int) part.count()];
+                Checkpoint.restore(comm, file.toString(), "x", part, back, Hints.DEFAULT);
+                assertArrayEquals(values(part), back, a + " -> " + b + ", rank " + comm.rank());
+            });
+            done++;
+        }
+        assertEquals(20, done);
+    }
+
     @Test
     void aFlippedByteIsReportedWithItsArrayAndRange() throws Exception {
         final Path file = dir.resolve("ck.pario");
