@@ -1,9 +1,6 @@
 package org.pario.io;
 
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.EnumSet;
 import java.util.Set;
 
@@ -15,7 +12,8 @@ import org.pario.datatypes.Cursor;
 import org.pario.datatypes.DataRepresentation;
 import org.pario.datatypes.Datatype;
 import org.pario.datatypes.Memory;
-import org.pario.io.storage.LocalStorage;
+import org.pario.io.storage.StorageProvider;
+import org.pario.io.storage.Storages;
 import org.pario.io.storage.Storage;
 
 /**
@@ -36,7 +34,8 @@ public final class ParallelFile implements AutoCloseable {
     private static final int CHUNK = 4 << 20;
 
     private final Communicator comm;
-    private final Path path;
+    /** Where the file lives: a path or a URI. */
+    private final String path;
     private final Set<Mode> modes;
     private final Storage storage;
     private final Hints hints;
@@ -50,7 +49,7 @@ public final class ParallelFile implements AutoCloseable {
     private boolean atomic;
     private boolean closed;
 
-    private ParallelFile(final Communicator comm, final Path path, final Set<Mode> modes, final Storage storage,
+    private ParallelFile(final Communicator comm, final String path, final Set<Mode> modes, final Storage storage,
                          final Hints hints) {
         this.hints = hints;
         this.comm = comm;
@@ -63,7 +62,8 @@ public final class ParallelFile implements AutoCloseable {
      * {@code MPI_File_open}, collective: every rank opens the file or every rank fails with the same error.
      *
      * @param comm     the ranks that open it
-     * @param location a local path
+     * @param location a local path, a {@code file:} URI, or a URI a storage backend on the class path handles
+     *                 ({@code hdfs://namenode:port/path} with pario-hdfs)
      * @param modes    exactly one of RDONLY, WRONLY, RDWR, plus any others
      * @return the open file, with the default view (bytes from offset 0)
      */
@@ -99,12 +99,12 @@ public final class ParallelFile implements AutoCloseable {
         } else if (m.contains(Mode.RDONLY) && (m.contains(Mode.CREATE) || m.contains(Mode.EXCL))) {
             failure = ParioException.argument("open: RDONLY cannot be combined with CREATE or EXCL, got " + m);
         }
-        final Path path = Path.of(location);
+        final String path = location;
         Storage storage = null;
         // rank 0 creates the file (exclusively with EXCL) before anyone else opens it
         if (failure == null && comm.rank() == 0) {
             try {
-                storage = new LocalStorage(path, options(m, true));
+                storage = Storages.open(location, request(m, true));
             } catch (IOException | RuntimeException e) {
                 failure = ioError("open " + location, e);
             }
@@ -112,7 +112,7 @@ public final class ParallelFile implements AutoCloseable {
         agreeOrClose(comm, failure, storage);
         if (comm.rank() != 0) {
             try {
-                storage = new LocalStorage(path, options(m, false));
+                storage = Storages.open(location, request(m, false));
             } catch (IOException | RuntimeException e) {
                 failure = ioError("open " + location, e);
             }
@@ -173,18 +173,10 @@ public final class ParallelFile implements AutoCloseable {
         }
     }
 
-    private static Set<StandardOpenOption> options(final Set<Mode> m, final boolean creator) {
-        final Set<StandardOpenOption> o = EnumSet.noneOf(StandardOpenOption.class);
-        if (m.contains(Mode.RDONLY) || m.contains(Mode.RDWR)) {
-            o.add(StandardOpenOption.READ);
-        }
-        if (m.contains(Mode.WRONLY) || m.contains(Mode.RDWR)) {
-            o.add(StandardOpenOption.WRITE);
-        }
-        if (creator && m.contains(Mode.CREATE)) {
-            o.add(m.contains(Mode.EXCL) ? StandardOpenOption.CREATE_NEW : StandardOpenOption.CREATE);
-        }
-        return o;
+    private static StorageProvider.Request request(final Set<Mode> m, final boolean creator) {
+        return new StorageProvider.Request(m.contains(Mode.RDONLY) || m.contains(Mode.RDWR),
+            m.contains(Mode.WRONLY) || m.contains(Mode.RDWR), creator && m.contains(Mode.CREATE),
+            creator && m.contains(Mode.EXCL));
     }
 
     private static ParioException ioError(final String what, final Throwable e) {
@@ -755,7 +747,9 @@ public final class ParallelFile implements AutoCloseable {
         }
         if (modes.contains(Mode.DELETE_ON_CLOSE) && comm.rank() == 0) {
             try {
-                Files.deleteIfExists(path);
+                Storages.delete(path);
+            } catch (java.nio.file.NoSuchFileException e) {
+                // already gone
             } catch (IOException e) {
                 failure = ioError("delete of " + path, e);
             }
@@ -766,7 +760,7 @@ public final class ParallelFile implements AutoCloseable {
     /** {@code MPI_File_delete}: deletes a file that no one has open. */
     public static void delete(final String location) {
         try {
-            Files.delete(Path.of(location));
+            Storages.delete(location);
         } catch (IOException e) {
             throw ioError("delete " + location, e);
         }

@@ -1,0 +1,83 @@
+package org.pario.io.storage;
+
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.OpenOption;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Locale;
+import java.util.ServiceLoader;
+import java.util.Set;
+
+import org.pario.ParioException;
+
+/** Finds the backend of a location: the local file system, or a {@link StorageProvider} by URI scheme. */
+public final class Storages {
+    private Storages() {
+    }
+
+    /** @return the URI scheme of a location, or null for a plain path */
+    static String scheme(final String location) {
+        final int colon = location.indexOf("://");
+        if (colon <= 1) {
+            return location.startsWith("file:") ? "file" : null;
+        }
+        return location.substring(0, colon).toLowerCase(Locale.ROOT);
+    }
+
+    private static Path localPath(final String location) {
+        return location.startsWith("file:") ? Path.of(URI.create(location)) : Path.of(location);
+    }
+
+    private static StorageProvider provider(final String scheme) {
+        for (final StorageProvider p : ServiceLoader.load(StorageProvider.class)) {
+            if (p.scheme().equalsIgnoreCase(scheme)) {
+                return p;
+            }
+        }
+        throw ParioException.argument("no storage backend for '" + scheme + "://' locations on the class path"
+            + (scheme.equals("hdfs") ? "; add the pario-hdfs module" : ""));
+    }
+
+    /**
+     * Opens a file wherever it lives.
+     *
+     * @param location a path, a {@code file:} URI or a URI whose scheme a provider handles
+     * @param request  how
+     * @return the open file
+     * @throws IOException as the backend reports it
+     */
+    public static Storage open(final String location, final StorageProvider.Request request) throws IOException {
+        final String scheme = scheme(location);
+        if (scheme == null || scheme.equals("file")) {
+            final Set<OpenOption> o = new java.util.HashSet<>();
+            if (request.read()) {
+                o.add(StandardOpenOption.READ);
+            }
+            if (request.write()) {
+                o.add(StandardOpenOption.WRITE);
+            }
+            if (request.create()) {
+                o.add(request.exclusive() ? StandardOpenOption.CREATE_NEW : StandardOpenOption.CREATE);
+            }
+            return new LocalStorage(localPath(location), o);
+        }
+        return provider(scheme).open(location, request);
+    }
+
+    /**
+     * Deletes a file wherever it lives.
+     *
+     * @param location the file
+     * @throws IOException as the backend reports it
+     */
+    public static void delete(final String location) throws IOException {
+        final String scheme = scheme(location);
+        if (scheme == null || scheme.equals("file")) {
+            Files.delete(localPath(location));
+        } else {
+            provider(scheme).delete(location);
+        }
+    }
+}
