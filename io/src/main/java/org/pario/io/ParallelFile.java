@@ -333,6 +333,11 @@ public final class ParallelFile implements AutoCloseable {
         checkOpen();
         if (write) {
             checkWritable();
+            if (!storage.capabilities().contains(Storage.Capability.POSITIONAL_WRITE)) {
+                throw ParioException.argument(storage.describe() + " cannot be written at an offset by one rank (an "
+                    + "append-only store such as HDFS): write it with collective calls (writeAll, writeAtAll, "
+                    + "writeOrdered), which add data past its end");
+            }
         } else {
             checkReadable();
         }

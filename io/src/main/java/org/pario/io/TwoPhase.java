@@ -261,12 +261,28 @@ final class TwoPhase {
         if (ranges.isEmpty()) {
             return 0;
         }
+        final boolean parts = write && !storage.capabilities().contains(Storage.Capability.POSITIONAL_WRITE);
         final String mode = hints.get(write ? "romio_cb_write" : "romio_cb_read");
-        if (mode.equals("disable") || !allMonotone || mode.equals("automatic") && (!interleaved(ranges)
-            || shortestRuns >= hints.number("pario_cb_run_threshold"))) {
+        if (!parts && (mode.equals("disable") || !allMonotone || mode.equals("automatic") && (!interleaved(ranges)
+            || shortestRuns >= hints.number("pario_cb_run_threshold")))) {
             return -1;
         }
-        final Plan plan = new Plan(starts, ends, domains(min, max), hints.number("cb_buffer_size"));
+        long from = min;
+        if (parts) {
+            // an append-only backend: the call must add bytes past the end of the file, and its parts must cover
+            // everything from there, so domains start at the end of the file and meet at block boundaries
+            final long fileEnd = fileSize();
+            if (min < fileEnd) {
+                throw new ParioException(ErrorCategory.ARGUMENT, storage.describe() + " can only grow at its end (byte "
+                    + fileEnd + "): this collective write reaches byte " + min + ", which an append-only store cannot "
+                    + "change", null, true);
+            }
+            from = fileEnd;
+        }
+        final Plan plan = new Plan(starts, ends, domains(from, max, parts), hints.number("cb_buffer_size"));
+        if (parts) {
+            return writeParts(plan, m, count, type, rep);
+        }
         return write ? write(plan, v, m, count, type, rep) : read(plan, v, m, count, type, rep);
     }
 
@@ -302,16 +318,19 @@ final class TwoPhase {
     }
 
     /** Splits {@code [min, max)} evenly among the aggregators, boundaries aligned to the stripe or block size. */
-    private long[] domains(final long min, final long max) {
+    private long[] domains(final long min, final long max, final boolean blockAligned) {
         final int k = aggregators.length;
         final long striping = hints.number("striping_unit");
-        final long align = striping > 0 ? striping : storage.preferredBlockSize();
+        final long align = blockAligned || striping <= 0 ? storage.preferredBlockSize() : striping;
         final long each = (max - min + k - 1) / k;
         final long[] bounds = new long[k + 1];
         bounds[0] = min;
         for (int i = 1; i < k; i++) {
             long b = min + i * each;
-            if (align > 1 && each >= align) {
+            if (blockAligned) {
+                // parts of an append-only store meet at block boundaries, so the joined file has whole blocks
+                b = (b + align - 1) / align * align;
+            } else if (align > 1 && each >= align) {
                 b = (b + align / 2) / align * align;
             }
             bounds[i] = Math.max(bounds[i - 1], Math.min(max, b));
@@ -512,6 +531,190 @@ final class TwoPhase {
             quietly(pending);
         }
         return plan.ends[me] - plan.starts[me];
+    }
+
+    private long fileSize() {
+        try {
+            return storage.size();
+        } catch (IOException e) {
+            throw new ParioException(ErrorCategory.IO, "size of " + storage.describe() + " failed: " + e, e);
+        }
+    }
+
+    private static final byte[] ZEROS = new byte[1 << 16];
+
+    /** Appends zeros to a part. */
+    private static void zeros(final Storage.Part part, final long count) throws IOException {
+        long left = count;
+        while (left > 0) {
+            final int n = (int) Math.min(ZEROS.length, left);
+            part.append(ByteBuffer.wrap(ZEROS, 0, n));
+            left -= n;
+        }
+    }
+
+    /**
+     * The collective write for append-only backends: the same exchange and window assembly as {@link #write},
+     * but each aggregator appends its windows in order to a part file of its own (zeros where nothing is written),
+     * fills its part to the end of its domain, and, once every rank agrees, rank 0 joins the parts to the end of
+     * the file in one step. A failure anywhere removes the parts and leaves the file as it was.
+     */
+    private long writeParts(final Plan plan, final Memory m, final long count, final Datatype type,
+                            final DataRepresentation rep) {
+        final int me = comm.rank();
+        final int n = comm.size();
+        final int a = myAggregatorIndex;
+        final boolean mine = a >= 0 && plan.bounds[a + 1] > plan.bounds[a];
+        final Storage.Part[] part = new Storage.Part[1];
+        final long[] partEnd = {a >= 0 ? plan.bounds[a] : 0};
+        // appends run in the background, one after the other, while the next round is exchanged
+        CompletableFuture<Void> appends = CompletableFuture.completedFuture(null);
+        Throwable failure = null;
+        final List<Integer> nonEmpty = new ArrayList<>();
+        for (int i = 0; i + 1 < plan.bounds.length; i++) {
+            if (plan.bounds[i + 1] > plan.bounds[i]) {
+                nonEmpty.add(i);
+            }
+        }
+        final int[] indices = nonEmpty.stream().mapToInt(Integer::intValue).toArray();
+        try {
+            if (mine) {
+                try {
+                    part[0] = storage.openPart(a);
+                } catch (IOException | RuntimeException e) {
+                    failure = new ParioException(ErrorCategory.IO, "starting part " + a + " of " + storage.describe()
+                        + " failed: " + e, e);
+                }
+            }
+            for (long round = 0; round < plan.rounds; round++) {
+                for (int g = 0; g < aggregators.length; g++) {
+                    final long[] p = piece(plan, me, plan.windowStart(g, round), plan.windowEnd(g, round));
+                    final int len = (int) (p[1] - p[0]);
+                    if (len == 0) {
+                        continue;
+                    }
+                    final byte[] data = new byte[len];
+                    if (failure == null) {
+                        try {
+                            Packer.pack(m, m.origin(), type, count, rep, p[0] - plan.starts[me], ByteBuffer.wrap(data),
+                                0, len);
+                        } catch (RuntimeException e) {
+                            failure = e;
+                        }
+                    }
+                    comm.send(data, len, Datatype.BYTE, aggregators[g], TAG_WRITE);
+                }
+                byte[] window = null;
+                long writeFrom = 0;
+                int writeLength = 0;
+                long ws = 0;
+                if (a >= 0) {
+                    ws = plan.windowStart(a, round);
+                    final long we = plan.windowEnd(a, round);
+                    final long[][] pieces = new long[n][];
+                    final byte[][] data = new byte[n][];
+                    final List<Request<Status>> receives = new ArrayList<>();
+                    for (int r = 0; r < n; r++) {
+                        pieces[r] = piece(plan, r, ws, we);
+                        final int len = (int) (pieces[r][1] - pieces[r][0]);
+                        if (len > 0) {
+                            data[r] = new byte[len];
+                            receives.add(comm.irecv(data[r], len, Datatype.BYTE, r, TAG_WRITE));
+                        }
+                    }
+                    for (final Request<Status> q : receives) {
+                        q.join();
+                    }
+                    if (!receives.isEmpty()) {
+                        // a fresh buffer per round, zeros where no rank writes: the previous one may still be appending
+                        window = new byte[(int) (we - ws)];
+                        long first = Long.MAX_VALUE;
+                        long last = Long.MIN_VALUE;
+                        for (int r = 0; r < n; r++) {
+                            if (data[r] != null) {
+                                place(views[r], pieces[r][0], pieces[r][1], data[r], window, ws, true, null);
+                                first = Math.min(first, fileOffsetOf(views[r], pieces[r][0]));
+                                last = Math.max(last, fileOffsetOf(views[r], pieces[r][1] - 1) + 1);
+                            }
+                        }
+                        writeFrom = first;
+                        writeLength = (int) (last - first);
+                    }
+                }
+                Agreement.agree(comm, failure);
+                roundDone(round, plan.rounds);
+                if (window != null && part[0] != null) {
+                    final ByteBuffer out = ByteBuffer.wrap(window, (int) (writeFrom - ws), writeLength);
+                    final long at = writeFrom;
+                    final int length = writeLength;
+                    appends = appends.thenRunAsync(() -> {
+                        try {
+                            zeros(part[0], at - partEnd[0]);
+                            part[0].append(out);
+                            partEnd[0] = at + length;
+                        } catch (IOException e) {
+                            throw new CompletionException(e);
+                        }
+                    }, STORAGE_IO);
+                }
+                failure = failed(appends, failure);
+            }
+            if (mine && part[0] != null) {
+                appends = appends.thenRunAsync(() -> {
+                    try {
+                        zeros(part[0], plan.bounds[a + 1] - partEnd[0]);
+                        part[0].close();
+                    } catch (IOException e) {
+                        throw new CompletionException(e);
+                    }
+                }, STORAGE_IO);
+            }
+            try {
+                appends.join();
+            } catch (CompletionException e) {
+                failure = failure != null ? failure : new ParioException(ErrorCategory.IO, "writing part " + a + " of "
+                    + storage.describe() + " failed: " + e.getCause(), e.getCause());
+            }
+            Agreement.agree(comm, failure);
+            if (me == 0) {
+                try {
+                    storage.commitParts(indices);
+                } catch (IOException | RuntimeException e) {
+                    failure = new ParioException(ErrorCategory.IO, "joining the parts of " + storage.describe()
+                        + " failed: " + e, e);
+                }
+            }
+            Agreement.agree(comm, failure);
+        } catch (ParioException e) {
+            try {
+                appends.join();
+            } catch (RuntimeException ignored) {
+                // already failing
+            }
+            if (mine) {
+                try {
+                    storage.discardParts(new int[] {a});
+                } catch (IOException | RuntimeException ignored) {
+                    e.addSuppressed(ignored);
+                }
+            }
+            throw e;
+        }
+        return plan.ends[me] - plan.starts[me];
+    }
+
+    /** @return the failure of a finished background append, or the one already seen */
+    private Throwable failed(final CompletableFuture<Void> appends, final Throwable failure) {
+        if (failure != null || !appends.isCompletedExceptionally()) {
+            return failure;
+        }
+        try {
+            appends.join();
+            return null;
+        } catch (CompletionException e) {
+            return new ParioException(ErrorCategory.IO, "writing a part of " + storage.describe() + " failed: "
+                + e.getCause(), e.getCause());
+        }
     }
 
     /**

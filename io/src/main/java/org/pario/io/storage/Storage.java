@@ -72,6 +72,46 @@ public interface Storage extends AutoCloseable {
      */
     AutoCloseable lock(long position, long length) throws IOException;
 
+    /**
+     * A file being written in order, for backends without positional writes: it becomes the bytes
+     * {@code [start, start + length)} of this file when {@link #commitParts} joins it.
+     */
+    interface Part {
+        /** Appends all of {@code data}. */
+        void append(ByteBuffer data) throws IOException;
+
+        /** Finishes the part (durably). */
+        void close() throws IOException;
+    }
+
+    /**
+     * Starts part {@code index} of a collective write (backends without {@link Capability#POSITIONAL_WRITE}).
+     *
+     * @param index the part's place among the parts of one write
+     * @return the part, empty
+     */
+    default Part openPart(final int index) throws IOException {
+        throw new UnsupportedOperationException("this storage writes at any offset; it has no parts");
+    }
+
+    /**
+     * Appends the closed parts with these indices, in this order, to the end of the file, in one step, and removes
+     * them.
+     */
+    default void commitParts(final int[] indices) throws IOException {
+        throw new UnsupportedOperationException("this storage writes at any offset; it has no parts");
+    }
+
+    /** Removes the parts with these indices, if they exist (after a failed write). */
+    default void discardParts(final int[] indices) throws IOException {
+        throw new UnsupportedOperationException("this storage writes at any offset; it has no parts");
+    }
+
+    /** @return how the location names itself in errors */
+    default String describe() {
+        return toString();
+    }
+
     @Override
     void close() throws IOException;
 }

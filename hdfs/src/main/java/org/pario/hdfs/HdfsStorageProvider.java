@@ -1,0 +1,65 @@
+package org.pario.hdfs;
+
+import java.io.IOException;
+import java.net.URI;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.pario.io.storage.Storage;
+import org.pario.io.storage.StorageProvider;
+
+/**
+ * {@code hdfs://namenode:port/path} locations. Hadoop's configuration comes from the class path
+ * ({@code core-site.xml}, {@code hdfs-site.xml}) and from {@code HADOOP_CONF_DIR} when it is set.
+ */
+public final class HdfsStorageProvider implements StorageProvider {
+    /** Configuration used when none is given: the usual files. Tests set their own with {@link #configure}. */
+    private static volatile Configuration configured;
+
+    /**
+     * Sets the Hadoop configuration for every hdfs:// location opened from now on in this JVM (tests, embedding).
+     *
+     * @param conf the configuration, or null for the usual files
+     */
+    public static void configure(final Configuration conf) {
+        configured = conf;
+    }
+
+    static Configuration configuration() {
+        if (configured != null) {
+            return configured;
+        }
+        final Configuration conf = new Configuration();
+        final String dir = System.getenv("HADOOP_CONF_DIR");
+        if (dir != null) {
+            for (final String file : new String[] {"core-site.xml", "hdfs-site.xml"}) {
+                final java.io.File f = new java.io.File(dir, file);
+                if (f.isFile()) {
+                    conf.addResource(new Path(f.toURI()));
+                }
+            }
+        }
+        return conf;
+    }
+
+    @Override
+    public String scheme() {
+        return "hdfs";
+    }
+
+    @Override
+    public Storage open(final String location, final Request request) throws IOException {
+        return new HdfsStorage(location, request, configuration());
+    }
+
+    @Override
+    public void delete(final String location) throws IOException {
+        final URI uri = URI.create(location);
+        try (FileSystem fs = FileSystem.newInstance(uri, configuration())) {
+            if (!fs.delete(new Path(uri), false)) {
+                throw new java.nio.file.NoSuchFileException(location);
+            }
+        }
+    }
+}

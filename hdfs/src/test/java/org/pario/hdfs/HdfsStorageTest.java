@@ -1,0 +1,174 @@
+package org.pario.hdfs;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.File;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.Map;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hdfs.DistributedFileSystem;
+import org.apache.hadoop.hdfs.HdfsConfiguration;
+import org.apache.hadoop.hdfs.MiniDFSCluster;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.pario.ParioException;
+import org.pario.comm.LocalCluster;
+import org.pario.datatypes.DataRepresentation;
+import org.pario.datatypes.Datatype;
+import org.pario.datatypes.Order;
+import org.pario.io.Hints;
+import org.pario.io.Mode;
+import org.pario.io.ParallelFile;
+import org.pario.io.array.Dist;
+import org.pario.io.array.DistributedArray;
+
+/** hdfs:// files against a 3-datanode MiniDFSCluster with 1 MiB blocks. */
+@Timeout(300)
+class HdfsStorageTest {
+    private static MiniDFSCluster cluster;
+    private static DistributedFileSystem fs;
+    private static String base;
+
+    @BeforeAll
+    static void start() throws Exception {
+        final Configuration conf = new HdfsConfiguration();
+        conf.setLong("dfs.blocksize", 1 << 20);
+        conf.set("dfs.client.block.write.replace-datanode-on-failure.policy", "NEVER");
+        cluster = new MiniDFSCluster.Builder(conf, new File("target/minidfs")).numDataNodes(3).build();
+        cluster.waitActive();
+        fs = cluster.getFileSystem();
+        HdfsStorageProvider.configure(conf);
+        base = "hdfs://localhost:" + cluster.getNameNodePort() + "/pario";
+        fs.mkdirs(new Path("/pario"));
+    }
+
+    @AfterAll
+    static void stop() {
+        HdfsStorageProvider.configure(null);
+        if (cluster != null) {
+            cluster.shutdown(true);
+        }
+    }
+
+    private static DistributedArray array(final int ranks, final Dist[] dists) {
+        return DistributedArray.of(new long[] {300, 700}, Datatype.DOUBLE, dists, null, ranks, Order.C);
+    }
+
+    private static double[] values(final DistributedArray.Local part) {
+        final double[] v = new double[(int) part.count()];
+        for (int i = 0; i < v.length; i++) {
+            v[i] = part.globalLinear(i);
+        }
+        return v;
+    }
+
+    private static byte[] raw(final String name) throws Exception {
+        final Path p = new Path("/pario/" + name);
+        final byte[] b = new byte[(int) fs.getFileStatus(p).getLen()];
+        try (FSDataInputStream in = fs.open(p)) {
+            in.readFully(0, b);
+        }
+        return b;
+    }
+
+    private static void assertNoParts() throws Exception {
+        for (final FileStatus s : fs.listStatus(new Path("/pario"))) {
+            assertTrue(!s.getPath().getName().contains(".pario-part-"), "left behind: " + s.getPath());
+        }
+    }
+
+    @Test
+    void aCollectiveWriteGoesToHdfsAsBlockAlignedPartsAndReadsBackOnOtherDistributions() throws Exception {
+        final String file = base + "/field.bin";
+        // 1.6 MiB over 4 ranks and 3 aggregators, 64 KiB rounds
+        LocalCluster.run(4, comm -> {
+            final DistributedArray.Local part = array(4, new Dist[] {Dist.block(), Dist.cyclic(3)}).local(comm.rank());
+            try (ParallelFile f = ParallelFile.open(comm, file, EnumSet.of(Mode.CREATE, Mode.WRONLY), Hints.of(Map.of(
+                "cb_config_list", "*:*", "cb_nodes", "3", "cb_buffer_size", "65536")))) {
+                f.setView(0, Datatype.DOUBLE, part.filetype(), DataRepresentation.NATIVE);
+                f.writeAll(values(part), part.count(), Datatype.DOUBLE);
+            }
+        });
+        final ByteBuffer b = ByteBuffer.wrap(raw("field.bin")).order(ByteOrder.LITTLE_ENDIAN);
+        assertEquals(300 * 700 * 8, b.capacity());
+        for (int i = 0; i < 300 * 700; i++) {
+            assertEquals(i, b.getDouble(8 * i), 0.0, "element " + i);
+        }
+        assertNoParts();
+        final long[] blocks = Arrays.stream(fs.getFileBlockLocations(new Path("/pario/field.bin"), 0, b.capacity()))
+            .mapToLong(l -> l.getLength()).toArray();
+        for (int i = 0; i + 1 < blocks.length; i++) {
+            assertEquals(1 << 20, blocks[i], "every block but the last is whole: " + Arrays.toString(blocks));
+        }
+        for (final int ranks : new int[] {3, 5}) {
+            LocalCluster.run(ranks, comm -> {
+                final DistributedArray.Local part = array(ranks, new Dist[] {Dist.cyclic(), Dist.none()})
+                    .local(comm.rank());
+                try (ParallelFile f = ParallelFile.open(comm, file, EnumSet.of(Mode.RDONLY))) {
+                    f.setView(0, Datatype.DOUBLE, part.filetype(), DataRepresentation.NATIVE);
+                    final double[] back = new double[(int) part.count()];
+                    f.readAll(back, back.length, Datatype.DOUBLE);
+                    assertArrayEquals(values(part), back);
+                    final double[] again = new double[(int) part.count()];
+                    f.readAt(0, again, again.length, Datatype.DOUBLE);
+                    assertArrayEquals(values(part), again, "independent reads too");
+                }
+            });
+        }
+    }
+
+    @Test
+    void writesThatHdfsCannotDoFailOnEveryRankAndSayWhy() throws Exception {
+        final String file = base + "/appends.bin";
+        LocalCluster.run(2, comm -> {
+            try (ParallelFile f = ParallelFile.open(comm, file, EnumSet.of(Mode.CREATE, Mode.WRONLY),
+                Hints.of(Map.of("cb_config_list", "*:*")))) {
+                f.setView(0, Datatype.INT, Datatype.resized(Datatype.INT, 0, 8), DataRepresentation.NATIVE);
+                f.setView(4L * comm.rank(), Datatype.INT, Datatype.resized(Datatype.INT, 0, 8),
+                    DataRepresentation.NATIVE);
+                final int[] mine = new int[1000];
+                Arrays.fill(mine, comm.rank() + 1);
+                f.writeAll(mine, 1000, Datatype.INT);
+                // a second collective write past the end appends
+                f.writeAll(mine, 1000, Datatype.INT);
+                assertEquals(16000, f.size());
+                final ParioException back = assertThrows(ParioException.class, () -> f.writeAtAll(0, mine, 10,
+                    Datatype.INT));
+                assertTrue(back.getMessage().contains("can only grow at its end (byte 16000)"), back.getMessage());
+                final ParioException one = assertThrows(ParioException.class, () -> f.writeAt(5000, mine, 1,
+                    Datatype.INT));
+                assertTrue(one.getMessage().contains("append-only"), one.getMessage());
+                assertTrue(assertThrows(ParioException.class, () -> f.setSize(10)).getMessage().contains("HDFS"));
+            }
+        });
+        final ByteBuffer b = ByteBuffer.wrap(raw("appends.bin")).order(ByteOrder.LITTLE_ENDIAN);
+        assertEquals(16000, b.capacity());
+        for (int i = 0; i < 4000; i++) {
+            assertEquals(i % 2 + 1, b.getInt(4 * i), "int " + i);
+        }
+        assertNoParts();
+        // a failed write (one rank's buffer is no buffer) leaves the file as it was and no parts
+        assertThrows(ParioException.class, () -> LocalCluster.run(2, comm -> {
+            try (ParallelFile f = ParallelFile.open(comm, file, EnumSet.of(Mode.WRONLY),
+                Hints.of(Map.of("cb_config_list", "*:*")))) {
+                f.writeAtAll(16000, comm.rank() == 1 ? "no buffer" : new byte[100], 100, Datatype.BYTE);
+            }
+        }));
+        assertEquals(16000, raw("appends.bin").length);
+        assertNoParts();
+        assertTrue(assertThrows(ParioException.class, () -> LocalCluster.run(1, comm -> ParallelFile.open(comm,
+            base + "/missing.bin", EnumSet.of(Mode.RDONLY)))).getMessage().contains("no such file"));
+    }
+}
