@@ -62,4 +62,38 @@ public final class HdfsStorageProvider implements StorageProvider {
             }
         }
     }
+
+    @Override
+    public void create(final String location, final java.nio.ByteBuffer content) throws IOException {
+        final URI uri = URI.create(location);
+        try (FileSystem fs = FileSystem.newInstance(uri, configuration());
+             org.apache.hadoop.fs.FSDataOutputStream out = fs.create(new Path(uri), false)) {
+            final byte[] b = new byte[content.remaining()];
+            content.get(b);
+            out.write(b);
+            out.hsync();
+        }
+    }
+
+    @Override
+    public void concat(final String target, final String... sources) throws IOException {
+        final URI uri = URI.create(target);
+        try (FileSystem fs = FileSystem.newInstance(uri, configuration())) {
+            final Path[] parts = new Path[sources.length];
+            for (int i = 0; i < sources.length; i++) {
+                parts[i] = new Path(URI.create(sources[i]));
+            }
+            ((org.apache.hadoop.hdfs.DistributedFileSystem) fs).concat(new Path(uri), parts);
+        }
+    }
+
+    @Override
+    public void replace(final String from, final String to) throws IOException {
+        final URI uri = URI.create(from);
+        try (FileSystem fs = FileSystem.newInstance(uri, configuration())) {
+            // one NameNode operation: readers see the old file or the new one, never neither
+            ((org.apache.hadoop.hdfs.DistributedFileSystem) fs).rename(new Path(uri), new Path(URI.create(to)),
+                org.apache.hadoop.fs.Options.Rename.OVERWRITE);
+        }
+    }
 }

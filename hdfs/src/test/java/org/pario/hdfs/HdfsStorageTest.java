@@ -171,4 +171,39 @@ class HdfsStorageTest {
         assertTrue(assertThrows(ParioException.class, () -> LocalCluster.run(1, comm -> ParallelFile.open(comm,
             base + "/missing.bin", EnumSet.of(Mode.RDONLY)))).getMessage().contains("no such file"));
     }
+
+    @Test
+    void checkpointsOnHdfsAreWrittenAtomicallyAndRestoreOnOtherDistributions() throws Exception {
+        final String file = base + "/state.ckpt";
+        for (final double sign : new double[] {1, -1}) {
+            LocalCluster.run(4, comm -> {
+                final DistributedArray.Local part = array(4, new Dist[] {Dist.block(), Dist.cyclic(3)})
+                    .local(comm.rank());
+                final double[] v = values(part);
+                for (int i = 0; i < v.length; i++) {
+                    v[i] *= sign;
+                }
+                org.pario.io.array.Checkpoint.write(comm, file, java.util.List.of(
+                    new org.pario.io.array.Checkpoint.Entry("field", part, v)),
+                    Map.of("sign", Double.toString(sign)), Hints.of(Map.of("cb_config_list", "*:*")));
+            });
+        }
+        final org.pario.io.array.Checkpoint.Header h = org.pario.io.array.Checkpoint.info(file);
+        assertEquals("-1.0", h.metadata().get("sign"), "the second checkpoint replaced the first");
+        assertEquals(4096, h.array("field").offset());
+        LocalCluster.run(3, comm -> {
+            org.pario.io.array.Checkpoint.verify(comm, file);
+            final DistributedArray.Local part = array(3, new Dist[] {Dist.cyclic(), Dist.none()}).local(comm.rank());
+            final double[] back = new double[(int) part.count()];
+            org.pario.io.array.Checkpoint.restore(comm, file, "field", part, back, Hints.DEFAULT);
+            final double[] want = values(part);
+            for (int i = 0; i < want.length; i++) {
+                want[i] = -want[i];
+            }
+            assertArrayEquals(want, back);
+        });
+        for (final FileStatus st : fs.listStatus(new Path("/pario"))) {
+            assertTrue(!st.getPath().getName().startsWith(".state.ckpt"), "left behind: " + st.getPath());
+        }
+    }
 }

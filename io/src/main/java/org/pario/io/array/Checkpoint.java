@@ -138,27 +138,13 @@ public final class Checkpoint {
     public static Header write(final Communicator comm, final String location, final List<Entry> entries,
                                final Map<String, String> metadata, final Hints hints,
                                final org.pario.io.Progress progress) {
+        if (!org.pario.io.storage.Storages.isLocal(location)) {
+            return writeStaged(comm, location, entries, metadata, hints, progress);
+        }
         final Path target = Path.of(location).toAbsolutePath();
         // every rank must describe the same arrays: compare the header text built from rank 0's and one's own
-        final Header planned = plan(entries, metadata);
-        final String text = json(planned);
-        final String[] rootText = {text};
-        final long[] length = {text.length()};
-        comm.bcast(length, 1, Datatype.LONG, 0);
-        final byte[] rootBytes = comm.rank() == 0 ? text.getBytes(StandardCharsets.UTF_8)
-            : new byte[(int) length[0]];
-        comm.bcast(rootBytes, rootBytes.length, Datatype.BYTE, 0);
-        rootText[0] = new String(rootBytes, StandardCharsets.UTF_8);
-        Throwable failure = rootText[0].equals(text) ? null : ParioException.argument("checkpoint: rank "
-            + comm.rank() + " describes other arrays or metadata than rank 0");
-        for (final Entry e : entries) {
-            if (failure == null && e.part().count() * e.part().array().element().size()
-                > bufferBytes(e.buffer())) {
-                failure = ParioException.argument("checkpoint: the buffer of array '" + e.name() + "' holds fewer "
-                    + "bytes than the rank's " + e.part().count() + " elements");
-            }
-        }
-        agree(comm, failure);
+        final Header planned = agreedPlan(comm, entries, metadata);
+        Throwable failure;
         final String hidden = target.getParent().resolve("." + target.getFileName() + ".pario-"
             + Long.toHexString(sharedRandom(comm)) + ".tmp").toString();
         try {
@@ -178,7 +164,6 @@ public final class Checkpoint {
                 f.sync();
             }
             final Header done = withChecksums(comm, hidden, planned);
-            failure = null;
             if (comm.rank() == 0) {
                 try (FileChannel ch = FileChannel.open(Path.of(hidden), StandardOpenOption.WRITE)) {
                     final ByteBuffer header = headerBytes(done);
@@ -189,6 +174,7 @@ public final class Checkpoint {
                 }
                 publish(Path.of(hidden), target);
             }
+            failure = null;
         } catch (IOException | RuntimeException e) {
             failure = e;
         }
@@ -200,6 +186,103 @@ public final class Checkpoint {
                     Files.deleteIfExists(Path.of(hidden));
                 } catch (IOException ignored) {
                     e.addSuppressed(ignored);
+                }
+            }
+            throw e;
+        }
+        return info(comm, location);
+    }
+
+    /** The layout of the checkpoint, after every rank has checked it describes the same arrays as rank 0. */
+    private static Header agreedPlan(final Communicator comm, final List<Entry> entries,
+                                     final Map<String, String> metadata) {
+        Header planned = null;
+        Throwable failure = null;
+        String text = "";
+        try {
+            planned = plan(entries, metadata);
+            text = json(planned);
+        } catch (RuntimeException e) {
+            failure = e;
+        }
+        final long[] length = {text.getBytes(StandardCharsets.UTF_8).length};
+        comm.bcast(length, 1, Datatype.LONG, 0);
+        final byte[] rootBytes = comm.rank() == 0 ? text.getBytes(StandardCharsets.UTF_8)
+            : new byte[(int) length[0]];
+        comm.bcast(rootBytes, rootBytes.length, Datatype.BYTE, 0);
+        if (failure == null && !new String(rootBytes, StandardCharsets.UTF_8).equals(text)) {
+            failure = ParioException.argument("checkpoint: rank " + comm.rank() + " describes other arrays or "
+                + "metadata than rank 0");
+        }
+        for (final Entry e : entries) {
+            if (failure == null && e.part().count() * e.part().array().element().size()
+                > bufferBytes(e.buffer())) {
+                failure = ParioException.argument("checkpoint: the buffer of array '" + e.name() + "' holds fewer "
+                    + "bytes than the rank's " + e.part().count() + " elements");
+            }
+        }
+        agree(comm, failure);
+        return planned;
+    }
+
+    /**
+     * Writing a checkpoint on a store that only appends (HDFS): the arrays go collectively into a hidden data
+     * file, are read back for their checksums, rank 0 writes the header into a second hidden file of exactly the
+     * header region's size, appends the data file to it in one step, and renames the result over the target, in
+     * one step too.
+     */
+    private static Header writeStaged(final Communicator comm, final String location, final List<Entry> entries,
+                                      final Map<String, String> metadata, final Hints hints,
+                                      final org.pario.io.Progress progress) {
+        final Header planned = agreedPlan(comm, entries, metadata);
+        final String name = org.pario.io.storage.Storages.fileName(location);
+        final String tag = Long.toHexString(sharedRandom(comm));
+        final String data = org.pario.io.storage.Storages.sibling(location, "." + name + ".pario-" + tag + ".data");
+        final String head = org.pario.io.storage.Storages.sibling(location, "." + name + ".pario-" + tag + ".tmp");
+        final long first = planned.arrays().isEmpty() ? ALIGN : planned.arrays().get(0).offset();
+        Throwable failure = null;
+        try {
+            try (ParallelFile f = ParallelFile.open(comm, data, EnumSet.of(Mode.CREATE, Mode.EXCL, Mode.RDWR),
+                hints)) {
+                final long all = planned.arrays().stream().mapToLong(ArrayInfo::bytes).sum();
+                final long[] before = {0};
+                f.setProgress((done, total) -> progress.update(before[0] + done, all));
+                for (int i = 0; i < entries.size(); i++) {
+                    final Entry e = entries.get(i);
+                    final ArrayInfo a = planned.arrays().get(i);
+                    final Datatype el = e.part().array().element();
+                    before[0] = planned.arrays().subList(0, i).stream().mapToLong(ArrayInfo::bytes).sum();
+                    f.setView(a.offset() - first, el, e.part().filetype(), DataRepresentation.NATIVE);
+                    f.writeAll(e.buffer(), e.part().count(), el);
+                }
+            }
+            final List<ArrayInfo> sums = new ArrayList<>();
+            for (final ArrayInfo a : planned.arrays()) {
+                sums.add(new ArrayInfo(a.name(), a.shape(), a.element(), a.order(), a.offset(), a.bytes(),
+                    checksums(comm, data, a, planned.chunkBytes(), first)));
+            }
+            final Header done = new Header(planned.version(), planned.chunkBytes(), planned.metadata(), sums);
+            if (comm.rank() == 0) {
+                final org.pario.io.storage.StorageProvider p = org.pario.io.storage.Storages.providerOf(location);
+                final ByteBuffer header = ByteBuffer.allocate((int) first);
+                header.put(headerBytes(done)).clear();
+                p.create(head, header);
+                p.concat(head, data);
+                p.replace(head, location);
+            }
+        } catch (IOException | RuntimeException e) {
+            failure = e;
+        }
+        try {
+            agree(comm, failure);
+        } catch (ParioException e) {
+            if (comm.rank() == 0) {
+                for (final String hidden : new String[] {data, head}) {
+                    try {
+                        org.pario.io.storage.Storages.delete(hidden);
+                    } catch (IOException ignored) {
+                        // not there, or already gone
+                    }
                 }
             }
             throw e;
@@ -311,27 +394,24 @@ public final class Checkpoint {
         final List<ArrayInfo> out = new ArrayList<>();
         for (final ArrayInfo a : h.arrays()) {
             out.add(new ArrayInfo(a.name(), a.shape(), a.element(), a.order(), a.offset(), a.bytes(),
-                checksums(comm, file, a, h.chunkBytes())));
+                checksums(comm, file, a, h.chunkBytes(), 0)));
         }
         return new Header(h.version(), h.chunkBytes(), h.metadata(), out);
     }
 
     /** Chunk i of an array is checked by rank {@code i % size}; the sums are combined with one allreduce. */
-    private static long[] checksums(final Communicator comm, final String file, final ArrayInfo a, final long chunk)
-        throws IOException {
+    private static long[] checksums(final Communicator comm, final String file, final ArrayInfo a, final long chunk,
+                                    final long shift) throws IOException {
         final int n = (int) ((a.bytes() + chunk - 1) / chunk);
         final long[] mine = new long[n];
         final ByteBuffer buf = ByteBuffer.allocate((int) Math.min(chunk, Math.max(1, a.bytes())));
-        try (FileChannel ch = FileChannel.open(Path.of(file), StandardOpenOption.READ)) {
+        try (org.pario.io.storage.Storage st = org.pario.io.storage.Storages.open(file,
+            new org.pario.io.storage.StorageProvider.Request(true, false, false, false))) {
             for (int i = comm.rank(); i < n; i += comm.size()) {
-                final long from = a.offset() + i * chunk;
+                final long from = a.offset() - shift + i * chunk;
                 final int len = (int) Math.min(chunk, a.bytes() - i * chunk);
                 buf.clear().limit(len);
-                while (buf.hasRemaining()) {
-                    if (ch.read(buf, from + buf.position()) < 0) {
-                        break;
-                    }
-                }
+                st.read(from, buf);
                 final CRC32C crc = new CRC32C();
                 crc.update(buf.flip());
                 // + 1 so that an unread chunk (0) can never pass for a checked one
@@ -401,7 +481,7 @@ public final class Checkpoint {
         Throwable failure = null;
         if (comm.rank() == 0) {
             try {
-                text = readHeaderText(Path.of(location));
+                text = readHeaderText(location);
             } catch (IOException | RuntimeException e) {
                 failure = e instanceof ParioException ? e : new ParioException(ErrorCategory.IO, "checkpoint "
                     + location + ": " + e, e);
@@ -424,18 +504,17 @@ public final class Checkpoint {
      */
     public static Header info(final String location) {
         try {
-            return parse(readHeaderText(Path.of(location)), location);
+            return parse(readHeaderText(location), location);
         } catch (IOException e) {
             throw new ParioException(ErrorCategory.IO, "checkpoint " + location + ": " + e, e);
         }
     }
 
-    private static String readHeaderText(final Path file) throws IOException {
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+    private static String readHeaderText(final String file) throws IOException {
+        try (org.pario.io.storage.Storage ch = org.pario.io.storage.Storages.open(file,
+            new org.pario.io.storage.StorageProvider.Request(true, false, false, false))) {
             final ByteBuffer prefix = ByteBuffer.allocate(PREFIX).order(ByteOrder.LITTLE_ENDIAN);
-            while (prefix.hasRemaining() && ch.read(prefix, prefix.position()) > 0) {
-                // loop until the prefix is read or the file ends
-            }
+            ch.read(0, prefix);
             final byte[] magic = new byte[MAGIC.length];
             prefix.flip();
             if (prefix.remaining() < PREFIX) {
@@ -454,14 +533,12 @@ public final class Checkpoint {
                 throw corrupt(file, "a header length of " + length + " bytes, past the end of the file");
             }
             final ByteBuffer text = ByteBuffer.allocate((int) length);
-            while (text.hasRemaining() && ch.read(text, PREFIX + text.position()) > 0) {
-                // loop until read
-            }
+            ch.read(PREFIX, text);
             return new String(text.array(), StandardCharsets.UTF_8);
         }
     }
 
-    private static ParioException corrupt(final Path file, final String why) {
+    private static ParioException corrupt(final String file, final String why) {
         return new ParioException(ErrorCategory.IO, "checkpoint " + file + " is damaged or not a checkpoint: " + why,
             null);
     }
@@ -566,7 +643,7 @@ public final class Checkpoint {
         long[] sums = null;
         Throwable failure = null;
         try {
-            sums = checksums(comm, location, a, h.chunkBytes());
+            sums = checksums(comm, location, a, h.chunkBytes(), 0);
         } catch (IOException e) {
             failure = new ParioException(ErrorCategory.IO, "checkpoint " + location + ": " + e, e);
         }

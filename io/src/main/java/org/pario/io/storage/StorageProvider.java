@@ -39,4 +39,32 @@ public interface StorageProvider {
      * @throws IOException as the backend reports it ({@link java.nio.file.NoSuchFileException} if it is missing)
      */
     void delete(String location) throws IOException;
+
+    /**
+     * Creates a new file holding {@code content} (fails if it exists).
+     *
+     * @param location the file
+     * @param content  its bytes
+     * @throws IOException as the backend reports it
+     */
+    void create(String location, java.nio.ByteBuffer content) throws IOException;
+
+    /**
+     * Appends the files {@code sources} to {@code target}, in order, in one step where the backend can, and removes
+     * them. All must be in the same directory.
+     *
+     * @param target  the file that grows
+     * @param sources the files that end up at its end
+     * @throws IOException as the backend reports it
+     */
+    void concat(String target, String... sources) throws IOException;
+
+    /**
+     * Renames {@code from} to {@code to}, replacing {@code to} if it exists, atomically.
+     *
+     * @param from the file
+     * @param to   its new name
+     * @throws IOException as the backend reports it
+     */
+    void replace(String from, String to) throws IOException;
 }

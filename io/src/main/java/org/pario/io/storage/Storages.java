@@ -66,6 +66,38 @@ public final class Storages {
         return provider(scheme).open(location, request);
     }
 
+    /** @return whether a location is on the local file system */
+    public static boolean isLocal(final String location) {
+        final String scheme = scheme(location);
+        return scheme == null || scheme.equals("file");
+    }
+
+    /** @return the provider of a non-local location */
+    public static StorageProvider providerOf(final String location) {
+        if (isLocal(location)) {
+            throw new IllegalArgumentException(location + " is local");
+        }
+        return provider(scheme(location));
+    }
+
+    /**
+     * @param location a file
+     * @param name     a file name
+     * @return the location of {@code name} in the same directory as {@code location}
+     */
+    public static String sibling(final String location, final String name) {
+        final int slash = location.lastIndexOf('/');
+        if (slash < 0) {
+            return name;
+        }
+        return location.substring(0, slash + 1) + name;
+    }
+
+    /** @return the last element of a location's path */
+    public static String fileName(final String location) {
+        return location.substring(location.lastIndexOf('/') + 1);
+    }
+
     /**
      * Deletes a file wherever it lives.
      *
