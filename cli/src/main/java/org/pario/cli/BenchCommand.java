@@ -75,8 +75,9 @@ final class BenchCommand implements Runnable {
         private String pattern;
 
         @Option(names = "--file", defaultValue = "pario-bench-io.bin", paramLabel = "PATH",
-            description = "The file to write and read, deleted afterwards (default: ${DEFAULT-VALUE}).")
-        private Path file;
+            description = "The file to write and read, a path or an hdfs:// URI, deleted afterwards "
+                + "(default: ${DEFAULT-VALUE}).")
+        private String file;
 
         @Option(names = "--hint", paramLabel = "KEY=VALUE", description = "A hint for the file (repeatable).")
         private java.util.Map<String, String> hints = new java.util.LinkedHashMap<>();
@@ -94,7 +95,7 @@ final class BenchCommand implements Runnable {
             final List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx3g", "-cp",
                 System.getProperty("java.class.path"), Main.class.getName(), "bench", "io", "--worker",
-                "--size", Long.toString(size), "--pattern", pattern, "--file", file.toAbsolutePath().toString()));
+                "--size", Long.toString(size), "--pattern", pattern, "--file", Locations.absolute(file)));
             for (final java.util.Map.Entry<String, String> h : hints.entrySet()) {
                 command.add("--hint");
                 command.add(h.getKey() + "=" + h.getValue());
@@ -103,7 +104,7 @@ final class BenchCommand implements Runnable {
                 return LaunchCommand.launch(ranks, "127.0.0.1", 60, command, spec.commandLine().getOut(),
                     spec.commandLine().getErr(), true);
             } finally {
-                java.nio.file.Files.deleteIfExists(file);
+                Locations.deleteIfExists(Locations.absolute(file));
             }
         }
     }

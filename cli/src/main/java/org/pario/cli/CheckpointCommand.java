@@ -1,7 +1,6 @@
 package org.pario.cli;
 
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -109,8 +108,9 @@ final class CheckpointCommand implements Runnable {
         @Spec
         private picocli.CommandLine.Model.CommandSpec spec;
 
-        @Parameters(index = "0", paramLabel = "FILE", description = "The checkpoint to write (replaced atomically).")
-        private Path file;
+        @Parameters(index = "0", paramLabel = "FILE",
+            description = "The checkpoint to write (replaced atomically): a path or an hdfs:// URI.")
+        private String file;
 
         @Option(names = {"-n", "--ranks"}, defaultValue = "4", description = "Ranks (default: ${DEFAULT-VALUE}).")
         private int ranks;
@@ -128,7 +128,7 @@ final class CheckpointCommand implements Runnable {
             LocalCluster.run(ranks, comm -> {
                 final DistributedArray.Local part = a.local(comm.rank());
                 try (ProgressBars bar = ProgressBars.on(comm.rank() == 0, "write")) {
-                    Checkpoint.write(comm, file.toString(), List.of(new Checkpoint.Entry("data", part,
+                    Checkpoint.write(comm, file, List.of(new Checkpoint.Entry("data", part,
                         synthetic(part))), Map.of("written_by", "pario checkpoint write"), Hints.DEFAULT,
                         ProgressBars.of(bar));
                 }
@@ -148,8 +148,8 @@ final class CheckpointCommand implements Runnable {
         @Spec
         private picocli.CommandLine.Model.CommandSpec spec;
 
-        @Parameters(index = "0", paramLabel = "FILE", description = "The checkpoint.")
-        private Path file;
+        @Parameters(index = "0", paramLabel = "FILE", description = "The checkpoint: a path or an hdfs:// URI.")
+        private String file;
 
         @Option(names = {"-n", "--ranks"}, defaultValue = "4", description = "Ranks (default: ${DEFAULT-VALUE}).")
         private int ranks;
@@ -162,7 +162,7 @@ final class CheckpointCommand implements Runnable {
 
         @Override
         public Integer call() {
-            final Checkpoint.ArrayInfo info = Checkpoint.info(file.toString()).array("data");
+            final Checkpoint.ArrayInfo info = Checkpoint.info(file).array("data");
             if (layout.shape.equals("64x64x64")) {
                 layout.shape = String.join("x", Arrays.stream(info.shape()).mapToObj(Long::toString).toList());
             }
@@ -172,7 +172,7 @@ final class CheckpointCommand implements Runnable {
                 final DistributedArray.Local part = a.local(comm.rank());
                 final double[] v = new double[Math.toIntExact(part.count())];
                 try (ProgressBars bar = ProgressBars.on(comm.rank() == 0, "read")) {
-                    Checkpoint.restore(comm, file.toString(), "data", part, v, Hints.DEFAULT, ProgressBars.of(bar));
+                    Checkpoint.restore(comm, file, "data", part, v, Hints.DEFAULT, ProgressBars.of(bar));
                 }
                 return wrong(part, v);
             });
@@ -195,8 +195,8 @@ final class CheckpointCommand implements Runnable {
         @Spec
         private picocli.CommandLine.Model.CommandSpec spec;
 
-        @Parameters(index = "0", paramLabel = "FILE", description = "The checkpoint.")
-        private Path file;
+        @Parameters(index = "0", paramLabel = "FILE", description = "The checkpoint: a path or an hdfs:// URI.")
+        private String file;
 
         @Option(names = {"-n", "--ranks"}, defaultValue = "2", description = "Ranks reading (default: ${DEFAULT-VALUE}).")
         private int ranks;
@@ -206,8 +206,8 @@ final class CheckpointCommand implements Runnable {
 
         @Override
         public Integer call() {
-            LocalCluster.run(ranks, comm -> Checkpoint.verify(comm, file.toString()));
-            final Checkpoint.Header h = Checkpoint.info(file.toString());
+            LocalCluster.run(ranks, comm -> Checkpoint.verify(comm, file));
+            final Checkpoint.Header h = Checkpoint.info(file);
             long chunks = 0;
             for (final Checkpoint.ArrayInfo a : h.arrays()) {
                 chunks += a.crc32c().length;
@@ -224,15 +224,15 @@ final class CheckpointCommand implements Runnable {
         @Spec
         private picocli.CommandLine.Model.CommandSpec spec;
 
-        @Parameters(index = "0", paramLabel = "FILE", description = "The checkpoint.")
-        private Path file;
+        @Parameters(index = "0", paramLabel = "FILE", description = "The checkpoint: a path or an hdfs:// URI.")
+        private String file;
 
         @picocli.CommandLine.Mixin
         private VerboseOption verbose;
 
         @Override
         public Integer call() {
-            print(Checkpoint.info(file.toString()), spec.commandLine().getOut());
+            print(Checkpoint.info(file), spec.commandLine().getOut());
             return 0;
         }
     }

@@ -1,6 +1,5 @@
 package org.pario.cli;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -45,8 +44,9 @@ final class DemoCommand implements Callable<Integer> {
     private long edge;
 
     @Option(names = "--file", defaultValue = "pario-demo.ckpt", paramLabel = "PATH",
-        description = "The checkpoint file (default: ${DEFAULT-VALUE}, deleted afterwards unless --keep).")
-    private Path file;
+        description = "The checkpoint file, a path or an hdfs:// URI (default: ${DEFAULT-VALUE}, deleted afterwards "
+            + "unless --keep).")
+    private String file;
 
     @Option(names = "--keep", description = "Keep the checkpoint file.")
     private boolean keep;
@@ -77,7 +77,7 @@ final class DemoCommand implements Callable<Integer> {
             work();
             return 0;
         }
-        final Path path = file.toAbsolutePath();
+        final String path = Locations.absolute(file);
         final var out = spec.commandLine().getOut();
         out.printf(Locale.ROOT, "Pario demo: a %d x %d x %d array of doubles (%d MiB), element i holding i%n", edge,
             edge, 2 * edge, edge * edge * 2 * edge * 8 >> 20);
@@ -87,7 +87,7 @@ final class DemoCommand implements Callable<Integer> {
                 final List<String> command = new ArrayList<>(List.of(
                     Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx2g", "-cp",
                     System.getProperty("java.class.path"), Main.class.getName(), "demo", "--worker", phase,
-                    "--edge", Long.toString(edge), "--file", path.toString()));
+                    "--edge", Long.toString(edge), "--file", path));
                 final int status = LaunchCommand.launch(ranks, "127.0.0.1", 60, command, out,
                     spec.commandLine().getErr(), true);
                 if (status != 0) {
@@ -97,7 +97,7 @@ final class DemoCommand implements Callable<Integer> {
             }
         } finally {
             if (!keep) {
-                Files.deleteIfExists(path);
+                Locations.deleteIfExists(path);
             }
         }
         return 0;
@@ -114,10 +114,10 @@ final class DemoCommand implements Callable<Integer> {
             final long t0 = System.nanoTime();
             try (ProgressBars bar = ProgressBars.on(world.rank() == 0, write ? "write" : "read")) {
                 if (write) {
-                    Checkpoint.write(world, file.toString(), List.of(new Checkpoint.Entry("field", part, values)),
+                    Checkpoint.write(world, file, List.of(new Checkpoint.Entry("field", part, values)),
                         Map.of("demo", "pario demo"), Hints.DEFAULT, ProgressBars.of(bar));
                 } else {
-                    Checkpoint.restore(world, file.toString(), "field", part, values, Hints.DEFAULT,
+                    Checkpoint.restore(world, file, "field", part, values, Hints.DEFAULT,
                         ProgressBars.of(bar));
                 }
             }
@@ -128,7 +128,7 @@ final class DemoCommand implements Callable<Integer> {
                 Op.SUM);
             values = null;
             Map<String, String> hints = null;
-            try (ParallelFile f = ParallelFile.open(world, file.toString(), EnumSet.of(Mode.RDONLY))) {
+            try (ParallelFile f = ParallelFile.open(world, file, EnumSet.of(Mode.RDONLY))) {
                 hints = f.hints().asMap();
             }
             if (world.rank() == 0) {
@@ -150,7 +150,7 @@ final class DemoCommand implements Callable<Integer> {
                 picture(a);
                 if (!write) {
                     System.out.println();
-                    CheckpointCommand.print(Checkpoint.info(file.toString()), new java.io.PrintWriter(System.out,
+                    CheckpointCommand.print(Checkpoint.info(file), new java.io.PrintWriter(System.out,
                         true));
                 }
             }

@@ -53,7 +53,7 @@ final class IoBenchmark {
     }
 
     /** Runs as one rank of a job started by a launcher. */
-    static void run(final long n, final String pattern, final Path file, final Map<String, String> hints) {
+    static void run(final long n, final String pattern, final String file, final Map<String, String> hints) {
         try (Communicator world = Pario.init()) {
             final int me = world.rank();
             final Datatype ft = filetype(pattern, world.size(), me, n);
@@ -64,7 +64,7 @@ final class IoBenchmark {
                 System.out.printf(Locale.ROOT, "# Pario, %d JVM ranks, %d^3 doubles (%d MiB), %s%n", world.size(), n,
                     total >> 20, pattern);
             }
-            try (ParallelFile f = ParallelFile.open(world, file.toString(), EnumSet.of(Mode.CREATE, Mode.WRONLY),
+            try (ParallelFile f = ParallelFile.open(world, file, EnumSet.of(Mode.CREATE, Mode.WRONLY),
                 Hints.of(hints))) {
                 if (me == 0) {
                     System.out.println("# hints " + f.hints().asMap());
@@ -80,7 +80,7 @@ final class IoBenchmark {
                 dropCaches();
             }
             java.util.Arrays.fill(local, -1);
-            try (ParallelFile f = ParallelFile.open(world, file.toString(), EnumSet.of(Mode.RDONLY),
+            try (ParallelFile f = ParallelFile.open(world, file, EnumSet.of(Mode.RDONLY),
                 Hints.of(hints))) {
                 f.setView(0, Datatype.DOUBLE, ft, DataRepresentation.NATIVE);
                 world.barrier();

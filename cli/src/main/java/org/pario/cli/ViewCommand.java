@@ -165,11 +165,11 @@ final class ViewCommand implements Runnable {
      * One rank's collective access as the spec describes it: open (a new file to write, or read only), set the
      * rank's view, then write_all/read_all at the individual pointer, or write_at_all/read_at_all at its offset.
      */
-    static void access(final ViewSpec s, final org.pario.comm.Communicator comm, final Path file, final boolean write,
+    static void access(final ViewSpec s, final org.pario.comm.Communicator comm, final String file, final boolean write,
                        final ByteBuffer data) {
         final int r = comm.rank();
         final EnumSet<Mode> modes = write ? EnumSet.of(Mode.CREATE, Mode.RDWR) : EnumSet.of(Mode.RDONLY);
-        try (ParallelFile f = ParallelFile.open(comm, file.toString(), modes, Hints.of(s.hints()))) {
+        try (ParallelFile f = ParallelFile.open(comm, file, modes, Hints.of(s.hints()))) {
             f.setView(s.disps()[r], s.etype(), s.filetypes()[r], s.datarep());
             final long count = s.counts()[r];
             if (s.offsets() == null) {
@@ -247,8 +247,9 @@ final class ViewCommand implements Runnable {
         @Parameters(index = "0", paramLabel = "SPEC", description = "The view spec (JSON).")
         private Path specFile;
 
-        @Parameters(index = "1", paramLabel = "FILE", description = "The file to create (replaced if it exists).")
-        private Path file;
+        @Parameters(index = "1", paramLabel = "FILE",
+            description = "The file to create (replaced if it exists): a path or an hdfs:// URI.")
+        private String file;
 
         @picocli.CommandLine.Mixin
         private VerboseOption verbose;
@@ -266,7 +267,7 @@ final class ViewCommand implements Runnable {
                 }
                 return 0;
             }
-            Files.deleteIfExists(file);
+            Locations.deleteIfExists(file);
             if (ranks.launch) {
                 return ranks.launchJob(s.ranks(), List.of("write", specFile.toString(), file.toString()),
                     spec.commandLine());
@@ -293,8 +294,8 @@ final class ViewCommand implements Runnable {
         @Parameters(index = "0", paramLabel = "SPEC", description = "The view spec (JSON).")
         private Path specFile;
 
-        @Parameters(index = "1", paramLabel = "FILE", description = "The file to read.")
-        private Path file;
+        @Parameters(index = "1", paramLabel = "FILE", description = "The file to read: a path or an hdfs:// URI.")
+        private String file;
 
         @Parameters(index = "2", paramLabel = "OUT", description = "Where the ranks' buffers go, concatenated.")
         private Path output;
