@@ -691,9 +691,11 @@ final class TwoPhase {
             } catch (RuntimeException ignored) {
                 // already failing
             }
-            if (mine) {
+            // each aggregator removes its part; rank 0 also removes every part, those of dead ranks included
+            final int[] discard = me == 0 ? indices : mine ? new int[] {a} : new int[0];
+            if (discard.length > 0) {
                 try {
-                    storage.discardParts(new int[] {a});
+                    storage.discardParts(discard);
                 } catch (IOException | RuntimeException ignored) {
                     e.addSuppressed(ignored);
                 }

@@ -41,6 +41,11 @@ public final class IoJobMain {
                 System.out.println("rank " + rank + " ok");
                 return;
             }
+            if (args[0].equals("hdfs-write") || args[0].equals("hdfs-killed")) {
+                hdfsWrite(world, args[1], args[0].equals("hdfs-killed"));
+                System.out.println("rank " + rank + " ok");
+                return;
+            }
             if (args[0].equals("checkpoint-killed")) {
                 checkpointKilled(world, args[1]);
                 System.out.println("rank " + rank + " ok");
@@ -155,6 +160,44 @@ public final class IoJobMain {
         }
         org.pario.io.array.Checkpoint.write(world, file, java.util.List.of(
             new org.pario.io.array.Checkpoint.Entry("a", part, v)), Map.of("which", "B"), Hints.DEFAULT);
+    }
+
+    /**
+     * Writes a 16 MiB CYCLIC(1) darray of doubles (element i holds i) collectively to an hdfs:// location through
+     * every rank as aggregator in 256 KiB rounds; with {@code kill}, rank 2 halts 300 ms into the write.
+     */
+    private static void hdfsWrite(final Communicator world, final String location, final boolean kill) {
+        final int r = world.rank();
+        final int n = world.size();
+        final long total = 2L << 20;
+        final Datatype cyclic = Datatype.darray(n, r, new long[] {total},
+            new org.pario.datatypes.Distribution[] {org.pario.datatypes.Distribution.CYCLIC},
+            new long[] {Datatype.DISTRIBUTE_DFLT_DARG}, new long[] {n}, org.pario.datatypes.Order.C, Datatype.DOUBLE);
+        final double[] mine = new double[(int) (cyclic.size() / 8)];
+        for (int k = 0; k < mine.length; k++) {
+            mine[k] = (double) k * n + r;
+        }
+        try (ParallelFile f = ParallelFile.open(world, location, EnumSet.of(Mode.CREATE, Mode.WRONLY),
+            Hints.of(Map.of("cb_config_list", "*:*", "cb_buffer_size", "262144")))) {
+            f.setView(0, Datatype.DOUBLE, cyclic, DataRepresentation.NATIVE);
+            if (kill && r == 2) {
+                final Thread killer = new Thread(() -> {
+                    try {
+                        Thread.sleep(300);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                    System.out.println("rank 2 halting");
+                    System.out.flush();
+                    Runtime.getRuntime().halt(9);
+                });
+                killer.setDaemon(true);
+                killer.start();
+            }
+            for (int i = 0; i < (kill ? 50 : 1); i++) {
+                f.writeAll(mine, mine.length, Datatype.DOUBLE);
+            }
+        }
     }
 
     private static void killed(final Communicator world, final String file) {
