@@ -567,10 +567,48 @@ public final class Checkpoint {
             if (!root.path("format").asText().equals("pario-checkpoint")) {
                 throw new IllegalArgumentException("no format field");
             }
-            return new Header(root.path("version").asInt(), root.path("chunk_bytes").asLong(), meta, arrays);
+            final Header h = new Header(root.path("version").asInt(), root.path("chunk_bytes").asLong(), meta, arrays);
+            check(h);
+            return h;
         } catch (IOException | RuntimeException e) {
             throw new ParioException(ErrorCategory.IO, "checkpoint " + location + " is damaged: its header cannot be "
                 + "read (" + e.getMessage() + ")", e);
+        }
+    }
+
+    /** Refuses a header whose numbers do not describe a file this code wrote (a damaged or forged header). */
+    private static void check(final Header h) {
+        if (h.version() != VERSION) {
+            throw new IllegalArgumentException("format version " + h.version());
+        }
+        if (h.chunkBytes() < 1 || h.chunkBytes() > 1L << 30) {
+            throw new IllegalArgumentException("chunk_bytes " + h.chunkBytes());
+        }
+        final java.util.Set<String> names = new java.util.HashSet<>();
+        long end = PREFIX;
+        for (final ArrayInfo a : h.arrays()) {
+            if (a.name().isEmpty() || !names.add(a.name())) {
+                throw new IllegalArgumentException("array name '" + a.name() + "' empty or repeated");
+            }
+            long count = 1;
+            for (final long d : a.shape()) {
+                if (d < 1) {
+                    throw new IllegalArgumentException("array '" + a.name() + "' has a dimension " + d);
+                }
+                count = Math.multiplyExact(count, d);
+            }
+            if (a.shape().length == 0 || Math.multiplyExact(count, a.element().size()) != a.bytes()) {
+                throw new IllegalArgumentException("array '" + a.name() + "' claims " + a.bytes() + " bytes for "
+                    + java.util.Arrays.toString(a.shape()) + " of " + a.element());
+            }
+            if (a.offset() < end || a.offset() % ALIGN != 0) {
+                throw new IllegalArgumentException("array '" + a.name() + "' at offset " + a.offset());
+            }
+            if (a.crc32c().length != (a.bytes() + h.chunkBytes() - 1) / h.chunkBytes()) {
+                throw new IllegalArgumentException("array '" + a.name() + "' has " + a.crc32c().length
+                    + " checksums for " + a.bytes() + " bytes");
+            }
+            end = Math.addExact(a.offset(), a.bytes());
         }
     }
 

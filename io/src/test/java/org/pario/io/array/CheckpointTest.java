@@ -152,6 +152,55 @@ class CheckpointTest {
         assertEquals(20, done);
     }
 
+    /** Hostile checkpoint files: every one is read or refused with Pario's own error, never half-read. */
+    @Test
+    void mutatedCheckpointFilesAreReadOrRefused() throws Exception {
+        final Path good = dir.resolve("good.ckpt");
+        LocalCluster.run(2, comm -> {
+            final DistributedArray.Local part = DistributedArray.of(new long[] {10}, PAIR, new Dist[] {Dist.block()},
+                null, 2, Order.C).local(comm.rank());
+            Checkpoint.write(comm, good.toString(), List.of(new Checkpoint.Entry("p", part, pairs(part))),
+                Map.of("k", "v"), Hints.DEFAULT);
+        });
+        final byte[] seed = Files.readAllBytes(good);
+        final org.pario.datatypes.Mutations m = new org.pario.datatypes.Mutations(5,
+            java.util.Arrays.copyOf(seed, 700), seed);
+        final Path bad = dir.resolve("bad.ckpt");
+        int read = 0;
+        for (int i = 0; i < org.pario.datatypes.Mutations.INPUTS; i++) {
+            final byte[] input = m.next();
+            Files.write(bad, input);
+            try {
+                Checkpoint.info(bad.toString());
+                read++;
+                if (read % 10 == 0) {
+                    // a header that reads must also survive verification: damage is reported, not thrown otherwise
+                    final java.util.concurrent.atomic.AtomicReference<Throwable> escaped =
+                        new java.util.concurrent.atomic.AtomicReference<>();
+                    LocalCluster.run(1, comm -> {
+                        try {
+                            Checkpoint.verify(comm, bad.toString());
+                        } catch (ParioException reported) {
+                            // damage named
+                        } catch (RuntimeException | OutOfMemoryError e) {
+                            escaped.set(e);
+                        }
+                    });
+                    if (escaped.get() != null) {
+                        throw new AssertionError("verifying input " + i + " escaped with " + escaped.get(),
+                            escaped.get());
+                    }
+                }
+            } catch (ParioException refused) {
+                // the expected outcome for most
+            } catch (RuntimeException | OutOfMemoryError e) {
+                throw new AssertionError("input " + i + " escaped with " + e, e);
+            }
+        }
+        System.out.println("checkpoint headers: " + org.pario.datatypes.Mutations.INPUTS + " inputs, " + read
+            + " read, the rest refused");
+    }
+
     @Test
     void aFlippedByteIsReportedWithItsArrayAndRange() throws Exception {
         final Path file = dir.resolve("ck.pario");
