@@ -440,6 +440,59 @@ final class TwoPhase {
         return windows[which];
     }
 
+    /**
+     * Sends this rank's bytes of every aggregator's window of a round, one message each. A rank that has failed
+     * still sends (zeros), so that no aggregator waits; the round's agreement then fails everyone.
+     *
+     * @return the first local failure, old or new
+     */
+    private Throwable sendPieces(final Plan plan, final long round, final Memory m, final long count,
+                                 final Datatype type, final DataRepresentation rep, final Throwable failed) {
+        final int me = comm.rank();
+        Throwable failure = failed;
+        for (int a = 0; a < aggregators.length; a++) {
+            final long[] p = piece(plan, me, plan.windowStart(a, round), plan.windowEnd(a, round));
+            final int len = (int) (p[1] - p[0]);
+            if (len == 0) {
+                continue;
+            }
+            final byte[] data = new byte[len];
+            if (failure == null) {
+                try {
+                    Packer.pack(m, m.origin(), type, count, rep, p[0] - plan.starts[me], ByteBuffer.wrap(data), 0, len);
+                } catch (RuntimeException e) {
+                    failure = e;
+                }
+            }
+            comm.send(data, len, Datatype.BYTE, aggregators[a], TAG_WRITE);
+        }
+        return failure;
+    }
+
+    /**
+     * An aggregator receives every rank's piece of its window {@code [ws, we)}.
+     *
+     * @param pieces filled with each rank's stream range in the window
+     * @return each rank's bytes (null where it has none), or null when no rank has any
+     */
+    private byte[][] receivePieces(final Plan plan, final long ws, final long we, final long[][] pieces) {
+        final int n = comm.size();
+        final byte[][] data = new byte[n][];
+        final List<Request<Status>> receives = new ArrayList<>();
+        for (int r = 0; r < n; r++) {
+            pieces[r] = piece(plan, r, ws, we);
+            final int len = (int) (pieces[r][1] - pieces[r][0]);
+            if (len > 0) {
+                data[r] = new byte[len];
+                receives.add(comm.irecv(data[r], len, Datatype.BYTE, r, TAG_WRITE));
+            }
+        }
+        for (final Request<Status> q : receives) {
+            q.join();
+        }
+        return receives.isEmpty() ? null : data;
+    }
+
     private long write(final Plan plan, final FileView v, final Memory m, final long count, final Datatype type,
                        final DataRepresentation rep) {
         final int me = comm.rank();
@@ -449,23 +502,7 @@ final class TwoPhase {
         try {
             for (long round = 0; round < plan.rounds; round++) {
                 // phase 1: send this rank's bytes of every aggregator's window (always, even after a local failure)
-                for (int a = 0; a < aggregators.length; a++) {
-                    final long[] p = piece(plan, me, plan.windowStart(a, round), plan.windowEnd(a, round));
-                    final int len = (int) (p[1] - p[0]);
-                    if (len == 0) {
-                        continue;
-                    }
-                    final byte[] data = new byte[len];
-                    if (failure == null) {
-                        try {
-                            Packer.pack(m, m.origin(), type, count, rep, p[0] - plan.starts[me], ByteBuffer.wrap(data),
-                                0, len);
-                        } catch (RuntimeException e) {
-                            failure = e;
-                        }
-                    }
-                    comm.send(data, len, Datatype.BYTE, aggregators[a], TAG_WRITE);
-                }
+                failure = sendPieces(plan, round, m, count, type, rep, failure);
                 // phase 2: an aggregator gathers its window, fills holes from the file, and writes it in the background
                 byte[] window = null;
                 long writeFrom = 0;
@@ -474,20 +511,9 @@ final class TwoPhase {
                     final long ws = plan.windowStart(myAggregatorIndex, round);
                     final long we = plan.windowEnd(myAggregatorIndex, round);
                     final long[][] pieces = new long[n][];
-                    final byte[][] data = new byte[n][];
-                    final List<Request<Status>> receives = new ArrayList<>();
-                    for (int r = 0; r < n; r++) {
-                        pieces[r] = piece(plan, r, ws, we);
-                        final int len = (int) (pieces[r][1] - pieces[r][0]);
-                        if (len > 0) {
-                            data[r] = new byte[len];
-                            receives.add(comm.irecv(data[r], len, Datatype.BYTE, r, TAG_WRITE));
-                        }
-                    }
-                    for (final Request<Status> q : receives) {
-                        q.join();
-                    }
-                    if (!receives.isEmpty()) {
+                    final byte[][] data = receivePieces(plan, ws, we, pieces);
+                    final boolean received = data != null;
+                    if (received) {
                         final int slot = (int) (round & 1);
                         failure = settle(pending, slot, failure);
                         window = window(slot);
@@ -587,23 +613,7 @@ final class TwoPhase {
                 }
             }
             for (long round = 0; round < plan.rounds; round++) {
-                for (int g = 0; g < aggregators.length; g++) {
-                    final long[] p = piece(plan, me, plan.windowStart(g, round), plan.windowEnd(g, round));
-                    final int len = (int) (p[1] - p[0]);
-                    if (len == 0) {
-                        continue;
-                    }
-                    final byte[] data = new byte[len];
-                    if (failure == null) {
-                        try {
-                            Packer.pack(m, m.origin(), type, count, rep, p[0] - plan.starts[me], ByteBuffer.wrap(data),
-                                0, len);
-                        } catch (RuntimeException e) {
-                            failure = e;
-                        }
-                    }
-                    comm.send(data, len, Datatype.BYTE, aggregators[g], TAG_WRITE);
-                }
+                failure = sendPieces(plan, round, m, count, type, rep, failure);
                 byte[] window = null;
                 long writeFrom = 0;
                 int writeLength = 0;
@@ -612,20 +622,9 @@ final class TwoPhase {
                     ws = plan.windowStart(a, round);
                     final long we = plan.windowEnd(a, round);
                     final long[][] pieces = new long[n][];
-                    final byte[][] data = new byte[n][];
-                    final List<Request<Status>> receives = new ArrayList<>();
-                    for (int r = 0; r < n; r++) {
-                        pieces[r] = piece(plan, r, ws, we);
-                        final int len = (int) (pieces[r][1] - pieces[r][0]);
-                        if (len > 0) {
-                            data[r] = new byte[len];
-                            receives.add(comm.irecv(data[r], len, Datatype.BYTE, r, TAG_WRITE));
-                        }
-                    }
-                    for (final Request<Status> q : receives) {
-                        q.join();
-                    }
-                    if (!receives.isEmpty()) {
+                    final byte[][] data = receivePieces(plan, ws, we, pieces);
+                    final boolean received = data != null;
+                    if (received) {
                         // a fresh buffer per round, zeros where no rank writes: the previous one may still be appending
                         window = new byte[(int) (we - ws)];
                         long first = Long.MAX_VALUE;
