@@ -148,21 +148,7 @@ public final class Checkpoint {
         final String hidden = target.getParent().resolve("." + target.getFileName() + ".pario-"
             + Long.toHexString(sharedRandom(comm)) + ".tmp").toString();
         try {
-            try (ParallelFile f = ParallelFile.open(comm, hidden, EnumSet.of(Mode.CREATE, Mode.EXCL, Mode.RDWR),
-                hints)) {
-                final long all = planned.arrays().stream().mapToLong(ArrayInfo::bytes).sum();
-                final long[] before = {0};
-                f.setProgress((done, total) -> progress.update(before[0] + done, all));
-                for (int i = 0; i < entries.size(); i++) {
-                    final Entry e = entries.get(i);
-                    final ArrayInfo a = planned.arrays().get(i);
-                    final Datatype el = e.part().array().element();
-                    before[0] = planned.arrays().subList(0, i).stream().mapToLong(ArrayInfo::bytes).sum();
-                    f.setView(a.offset(), el, e.part().filetype(), DataRepresentation.NATIVE);
-                    f.writeAll(e.buffer(), e.part().count(), el);
-                }
-                f.sync();
-            }
+            writeArrays(comm, hidden, entries, planned, 0, hints, progress);
             final Header done = withChecksums(comm, hidden, planned);
             if (comm.rank() == 0) {
                 try (FileChannel ch = FileChannel.open(Path.of(hidden), StandardOpenOption.WRITE)) {
@@ -242,20 +228,7 @@ public final class Checkpoint {
         final long first = planned.arrays().isEmpty() ? ALIGN : planned.arrays().get(0).offset();
         Throwable failure = null;
         try {
-            try (ParallelFile f = ParallelFile.open(comm, data, EnumSet.of(Mode.CREATE, Mode.EXCL, Mode.RDWR),
-                hints)) {
-                final long all = planned.arrays().stream().mapToLong(ArrayInfo::bytes).sum();
-                final long[] before = {0};
-                f.setProgress((done, total) -> progress.update(before[0] + done, all));
-                for (int i = 0; i < entries.size(); i++) {
-                    final Entry e = entries.get(i);
-                    final ArrayInfo a = planned.arrays().get(i);
-                    final Datatype el = e.part().array().element();
-                    before[0] = planned.arrays().subList(0, i).stream().mapToLong(ArrayInfo::bytes).sum();
-                    f.setView(a.offset() - first, el, e.part().filetype(), DataRepresentation.NATIVE);
-                    f.writeAll(e.buffer(), e.part().count(), el);
-                }
-            }
+            writeArrays(comm, data, entries, planned, first, hints, progress);
             final List<ArrayInfo> sums = new ArrayList<>();
             for (final ArrayInfo a : planned.arrays()) {
                 sums.add(new ArrayInfo(a.name(), a.shape(), a.element(), a.order(), a.offset(), a.bytes(),
@@ -288,6 +261,28 @@ public final class Checkpoint {
             throw e;
         }
         return info(comm, location);
+    }
+
+    /**
+     * Writes every array collectively into a new file at its planned offset minus {@code shift}, then syncs it.
+     */
+    private static void writeArrays(final Communicator comm, final String file, final List<Entry> entries,
+                                    final Header planned, final long shift, final Hints hints,
+                                    final org.pario.io.Progress progress) {
+        try (ParallelFile f = ParallelFile.open(comm, file, EnumSet.of(Mode.CREATE, Mode.EXCL, Mode.RDWR), hints)) {
+            final long all = planned.arrays().stream().mapToLong(ArrayInfo::bytes).sum();
+            final long[] before = {0};
+            f.setProgress((done, total) -> progress.update(before[0] + done, all));
+            for (int i = 0; i < entries.size(); i++) {
+                final Entry e = entries.get(i);
+                final ArrayInfo a = planned.arrays().get(i);
+                final Datatype el = e.part().array().element();
+                before[0] = planned.arrays().subList(0, i).stream().mapToLong(ArrayInfo::bytes).sum();
+                f.setView(a.offset() - shift, el, e.part().filetype(), DataRepresentation.NATIVE);
+                f.writeAll(e.buffer(), e.part().count(), el);
+            }
+            f.sync();
+        }
     }
 
     private static long bufferBytes(final Object buffer) {
