@@ -4,14 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.File;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.hdfs.HdfsConfiguration;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -32,12 +29,8 @@ class CliOnHdfsTest {
 
     @BeforeAll
     static void start() throws Exception {
-        final Configuration conf = new HdfsConfiguration();
-        conf.setLong("dfs.blocksize", 1 << 20);
-        conf.set("dfs.client.block.write.replace-datanode-on-failure.policy", "NEVER");
-        cluster = new MiniDFSCluster.Builder(conf, new File("target/minidfs")).numDataNodes(3).build();
-        cluster.waitActive();
-        HdfsStorageProvider.configure(conf);
+        cluster = MiniDfs.start("target/minidfs");
+        HdfsStorageProvider.configure(cluster.getConfiguration(0));
         base = "hdfs://localhost:" + cluster.getNameNodePort();
     }
 

@@ -124,6 +124,22 @@ public final class IoJobMain {
         }
     }
 
+    /** Halts this JVM (as a kill would) after a delay, saying so first. */
+    private static void haltLater(final long millis) {
+        final Thread killer = new Thread(() -> {
+            try {
+                Thread.sleep(millis);
+            } catch (InterruptedException e) {
+                return;
+            }
+            System.out.println("rank 2 halting");
+            System.out.flush();
+            Runtime.getRuntime().halt(9);
+        });
+        killer.setDaemon(true);
+        killer.start();
+    }
+
     /** The array of the checkpoint test: 128 MiB of doubles over the ranks, BLOCK on the first dimension. */
     static org.pario.io.array.DistributedArray checkpointArray(final int ranks) {
         return org.pario.io.array.DistributedArray.of(new long[] {1024, 128, 128}, Datatype.DOUBLE,
@@ -145,18 +161,7 @@ public final class IoJobMain {
         }
         world.barrier();
         if (world.rank() == 2) {
-            final Thread killer = new Thread(() -> {
-                try {
-                    Thread.sleep(150);
-                } catch (InterruptedException e) {
-                    return;
-                }
-                System.out.println("rank 2 halting");
-                System.out.flush();
-                Runtime.getRuntime().halt(9);
-            });
-            killer.setDaemon(true);
-            killer.start();
+            haltLater(150);
         }
         org.pario.io.array.Checkpoint.write(world, file, java.util.List.of(
             new org.pario.io.array.Checkpoint.Entry("a", part, v)), Map.of("which", "B"), Hints.DEFAULT);
@@ -181,18 +186,7 @@ public final class IoJobMain {
             Hints.of(Map.of("cb_config_list", "*:*", "cb_buffer_size", "262144")))) {
             f.setView(0, Datatype.DOUBLE, cyclic, DataRepresentation.NATIVE);
             if (kill && r == 2) {
-                final Thread killer = new Thread(() -> {
-                    try {
-                        Thread.sleep(300);
-                    } catch (InterruptedException e) {
-                        return;
-                    }
-                    System.out.println("rank 2 halting");
-                    System.out.flush();
-                    Runtime.getRuntime().halt(9);
-                });
-                killer.setDaemon(true);
-                killer.start();
+                haltLater(300);
             }
             for (int i = 0; i < (kill ? 50 : 1); i++) {
                 f.writeAll(mine, mine.length, Datatype.DOUBLE);
@@ -211,18 +205,7 @@ public final class IoJobMain {
             f.setView(0, Datatype.DOUBLE, cyclic, DataRepresentation.NATIVE);
             final double[] mine = new double[1_000_000];
             if (r == 2) {
-                final Thread killer = new Thread(() -> {
-                    try {
-                        Thread.sleep(300);
-                    } catch (InterruptedException e) {
-                        return;
-                    }
-                    System.out.println("rank 2 halting");
-                    System.out.flush();
-                    Runtime.getRuntime().halt(9);
-                });
-                killer.setDaemon(true);
-                killer.start();
+                haltLater(300);
             }
             for (int i = 0; i < 1000; i++) {
                 f.writeAll(mine, mine.length, Datatype.DOUBLE);

@@ -3,7 +3,6 @@ package org.pario.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.File;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -13,11 +12,9 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
-import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
-import org.apache.hadoop.hdfs.HdfsConfiguration;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -37,11 +34,7 @@ class MultiJvmHdfsTest {
 
     @BeforeAll
     static void start() throws Exception {
-        final Configuration conf = new HdfsConfiguration();
-        conf.setLong("dfs.blocksize", 1 << 20);
-        conf.set("dfs.client.block.write.replace-datanode-on-failure.policy", "NEVER");
-        cluster = new MiniDFSCluster.Builder(conf, new File("target/minidfs-jvms")).numDataNodes(3).build();
-        cluster.waitActive();
+        cluster = MiniDfs.start("target/minidfs-jvms");
         fs = cluster.getFileSystem();
         base = "hdfs://localhost:" + cluster.getNameNodePort();
     }
