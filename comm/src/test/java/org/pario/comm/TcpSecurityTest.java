@@ -57,4 +57,18 @@ class TcpSecurityTest {
         });
         assertEquals(java.util.List.of(6L, 6L, 6L), sums);
     }
+
+    /** With PARIO_BIND (here 127.0.0.1) a rank listens on that interface only: another address finds no port. */
+    @Test
+    void dataPortsListenOnTheChosenInterfaceOnly() {
+        Transport.TCP.call(2, world -> {
+            final InetSocketAddress at = ((TcpFabric) world.fabric).dataAddress();
+            assertEquals("127.0.0.1", at.getAddress().getHostAddress());
+            // 127.0.0.2 reaches this machine too (the whole 127/8 is loopback), but not a socket bound to 127.0.0.1
+            org.junit.jupiter.api.Assertions.assertThrows(java.net.ConnectException.class,
+                () -> new Socket("127.0.0.2", at.getPort()).close());
+            world.barrier();
+            return null;
+        });
+    }
 }
