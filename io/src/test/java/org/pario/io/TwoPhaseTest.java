@@ -217,6 +217,33 @@ class TwoPhaseTest {
     }
 
     @Test
+    void collectiveReadsPastTheEndAreAsShortAsIndependentOnes() throws Exception {
+        final Path file = dir.resolve("short.bin");
+        // 1003 ints: every rank's interleaved view runs past the end at a different point
+        final ByteBuffer b = ByteBuffer.allocate(4 * 1003).order(ByteOrder.LITTLE_ENDIAN);
+        for (int i = 0; i < 1003; i++) {
+            b.putInt(4 * i, i);
+        }
+        Files.write(file, b.array());
+        LocalCluster.run(3, comm -> {
+            final int r = comm.rank();
+            try (ParallelFile f = ParallelFile.open(comm, file.toString(), EnumSet.of(Mode.RDONLY),
+                Hints.of(Map.of("romio_cb_read", "enable", "cb_config_list", "*:*", "cb_buffer_size", "256")))) {
+                f.setView(4L * r, Datatype.INT, Datatype.resized(Datatype.INT, 0, 12), DataRepresentation.NATIVE);
+                final int[] collective = new int[400];
+                final long got = f.readAtAll(0, collective, 400, Datatype.INT).bytes();
+                final int[] independent = new int[400];
+                assertEquals(f.readAt(0, independent, 400, Datatype.INT).bytes(), got);
+                assertEquals(4L * (r < 1 ? 335 : 334), got, "ints r, r+3, ... below 1003");
+                assertArrayEquals(independent, collective);
+                for (int k = 0; k < got / 4; k++) {
+                    assertEquals(3 * k + r, collective[k]);
+                }
+            }
+        });
+    }
+
+    @Test
     void configListGrammarAndBadHints() {
         assertEquals(List.of(new Aggregators.Entry("node1", 2), new Aggregators.Entry("*", -1)),
             Aggregators.parseConfigList("node1:2, *:*"));
