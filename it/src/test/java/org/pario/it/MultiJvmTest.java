@@ -119,4 +119,23 @@ class MultiJvmTest {
         }
         assertEquals(0, p.exitValue(), out);
     }
+
+    /** Open MPI's mpirun: ranks find their rank, size and job from its OMPI_ and PMIX_ variables. */
+    @Test
+    void openMpiMpirunStartsAWorkingFourRankJob() throws Exception {
+        final String mpirun = java.nio.file.Files.isExecutable(Path.of("/usr/bin/mpirun.openmpi"))
+            ? "/usr/bin/mpirun.openmpi" : "mpirun.openmpi";
+        final List<String> command = new ArrayList<>(List.of(mpirun, "--allow-run-as-root", "--oversubscribe", "-n", "4",
+            "-x", "PARIO_BIND", "-x", "PARIO_RENDEZVOUS_DIR"));
+        command.addAll(java("collectives"));
+        final ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
+        pb.environment().put("PARIO_BIND", "127.0.0.1");
+        pb.environment().put("PARIO_RENDEZVOUS_DIR", rendezvous.toString());
+        final Process p = pb.start();
+        final String out = output(p);
+        for (int r = 0; r < 4; r++) {
+            assertTrue(out.contains("rank " + r + " ok of 4"), "mpirun output:\n" + out);
+        }
+        assertEquals(0, p.exitValue(), out);
+    }
 }
