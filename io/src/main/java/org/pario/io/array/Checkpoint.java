@@ -201,7 +201,8 @@ public final class Checkpoint {
                 + "metadata than rank 0");
         }
         for (final Entry e : entries) {
-            if (failure == null && e.part().count() * e.part().array().element().size()
+            // a local buffer lays its elements out one extent apart, as an array of them does in memory
+            if (failure == null && e.part().count() * e.part().array().element().extent()
                 > bufferBytes(e.buffer())) {
                 failure = ParioException.argument("checkpoint: the buffer of array '" + e.name() + "' holds fewer "
                     + "bytes than the rank's " + e.part().count() + " elements");
@@ -363,7 +364,13 @@ public final class Checkpoint {
                     + e.name() + "'");
             }
             final DistributedArray a = e.part().array();
-            final long bytes = Math.multiplyExact(a.globalCount(), a.element().size());
+            // elements lie one extent apart in the file too (a C array of them, padding included)
+            if (a.element().lb() != 0 || a.element().extent() < a.element().size()) {
+                throw ParioException.argument("checkpoint: array '" + e.name() + "' has element type " + a.element()
+                    + " with lower bound " + a.element().lb() + " and extent " + a.element().extent()
+                    + "; elements must start at their lower bound 0 and not overlap");
+            }
+            final long bytes = Math.multiplyExact(a.globalCount(), a.element().extent());
             arrays.add(new ArrayInfo(e.name(), a.shape(), a.element(), a.order(), 0, bytes,
                 new long[(int) ((bytes + CHUNK - 1) / CHUNK)]));
         }
@@ -439,7 +446,7 @@ public final class Checkpoint {
                 shape.add(s);
             }
             o.put("element", a.element().toString());
-            o.put("element_bytes", a.element().size());
+            o.put("element_bytes", a.element().extent());
             o.put("order", a.order() == Order.C ? "c" : "fortran");
             o.put("datarep", "native");
             o.put("offset", a.offset());
@@ -592,7 +599,7 @@ public final class Checkpoint {
                 }
                 count = Math.multiplyExact(count, d);
             }
-            if (a.shape().length == 0 || Math.multiplyExact(count, a.element().size()) != a.bytes()) {
+            if (a.shape().length == 0 || Math.multiplyExact(count, a.element().extent()) != a.bytes()) {
                 throw new IllegalArgumentException("array '" + a.name() + "' claims " + a.bytes() + " bytes for "
                     + java.util.Arrays.toString(a.shape()) + " of " + a.element());
             }
@@ -640,6 +647,7 @@ public final class Checkpoint {
             a = h.array(name);
             final DistributedArray d = part.array();
             if (!java.util.Arrays.equals(a.shape(), d.shape()) || a.element().size() != d.element().size()
+                || a.element().extent() != d.element().extent()
                 || a.order() != d.order()) {
                 throw ParioException.argument("array '" + name + "' is " + java.util.Arrays.toString(a.shape())
                     + " of " + a.element() + " (" + a.order() + "), not " + java.util.Arrays.toString(d.shape())
