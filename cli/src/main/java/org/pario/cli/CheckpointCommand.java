@@ -55,6 +55,10 @@ final class CheckpointCommand implements Runnable {
             description = "Storage order (default: ${DEFAULT-VALUE}).")
         String order;
 
+        @Option(names = "--element", defaultValue = "double", paramLabel = "TYPE",
+            description = "Element type, a type expression (default: ${DEFAULT-VALUE}; synthetic arrays are double).")
+        String element;
+
         DistributedArray array(final int ranks) {
             final long[] s = dims(shape, "--shape");
             final String[] d = dist.split(",(?![^(]*\\))");
@@ -70,8 +74,8 @@ final class CheckpointCommand implements Runnable {
                 case "fortran", "f" -> Order.FORTRAN;
                 default -> throw ParioException.argument("--order must be c or fortran, got '" + order + "'");
             };
-            return DistributedArray.of(s, Datatype.DOUBLE, dists, grid == null ? null : dims(grid, "--grid"), ranks,
-                o);
+            return DistributedArray.of(s, Datatype.parse(element), dists, grid == null ? null : dims(grid, "--grid"),
+                ranks, o);
         }
 
         static long[] dims(final String text, final String what) {
@@ -101,9 +105,45 @@ final class CheckpointCommand implements Runnable {
         return bad;
     }
 
+    /** The bytes of a rank's elements, in local order, one element extent apart. */
+    static byte[] localBytes(final DistributedArray.Local part) {
+        return new byte[Math.toIntExact(part.count() * part.array().element().extent())];
+    }
+
+    /**
+     * Collective: moves a rank's part between its local buffer and a raw file holding the whole array in global
+     * order (elements one extent apart, as the array's order lays them out).
+     */
+    static void raw(final org.pario.comm.Communicator comm, final String location, final DistributedArray.Local part,
+                    final byte[] local, final boolean write) {
+        final java.util.Set<org.pario.io.Mode> modes = write
+            ? java.util.EnumSet.of(org.pario.io.Mode.CREATE, org.pario.io.Mode.WRONLY)
+            : java.util.EnumSet.of(org.pario.io.Mode.RDONLY);
+        try (org.pario.io.ParallelFile f = org.pario.io.ParallelFile.open(comm, location, modes)) {
+            final Datatype el = part.array().element();
+            final long want = part.array().globalCount() * el.extent();
+            if (!write && f.size() != want) {
+                throw ParioException.argument(location + " holds " + f.size() + " bytes; a " + String.join("x",
+                    Arrays.stream(part.array().shape()).mapToObj(Long::toString).toList()) + " array of " + el
+                    + " takes " + want);
+            }
+            f.setView(0, el, part.filetype(), org.pario.datatypes.DataRepresentation.NATIVE);
+            if (write) {
+                f.writeAll(local, part.count(), el);
+                if (org.pario.io.storage.Storages.isLocal(location)) {
+                    // the last element's trailing padding is no data: grow the file to the whole array
+                    f.preallocate(want);
+                }
+            } else {
+                f.readAll(local, part.count(), el);
+            }
+        }
+    }
+
     /** {@code pario checkpoint write FILE}. */
     @Command(name = "write", mixinStandardHelpOptions = true,
-        description = "N ranks (threads) write a synthetic double array (element i holds i) as array 'data'.")
+        description = "N ranks (threads) write an array as 'data': a synthetic double array (element i holds i), or "
+            + "the raw array in --input.")
     static final class Write implements Callable<Integer> {
         @Spec
         private picocli.CommandLine.Model.CommandSpec spec;
@@ -121,29 +161,44 @@ final class CheckpointCommand implements Runnable {
         @picocli.CommandLine.ArgGroup(exclusive = false)
         private Layout layout = new Layout();
 
+        @Option(names = "--input", paramLabel = "RAW",
+            description = "A raw file holding the whole array in global order (native bytes, elements one extent "
+                + "apart): a path or an hdfs:// URI. Without it the array is synthetic.")
+        private String input;
+
         @Override
         public Integer call() {
             final DistributedArray a = layout.array(ranks);
+            if (input == null && !a.element().equals(Datatype.DOUBLE)) {
+                throw ParioException.argument("synthetic arrays are double; give --input RAW for " + a.element());
+            }
             final long t0 = System.nanoTime();
             LocalCluster.run(ranks, comm -> {
                 final DistributedArray.Local part = a.local(comm.rank());
+                final Object data;
+                if (input == null) {
+                    data = synthetic(part);
+                } else {
+                    final byte[] local = localBytes(part);
+                    raw(comm, input, part, local, false);
+                    data = local;
+                }
                 try (ProgressBars bar = ProgressBars.on(comm.rank() == 0, "write")) {
-                    Checkpoint.write(comm, file, List.of(new Checkpoint.Entry("data", part,
-                        synthetic(part))), Map.of("written_by", "pario checkpoint write"), Hints.DEFAULT,
-                        ProgressBars.of(bar));
+                    Checkpoint.write(comm, file, List.of(new Checkpoint.Entry("data", part, data)),
+                        Map.of("written_by", "pario checkpoint write"), Hints.DEFAULT, ProgressBars.of(bar));
                 }
             });
             final double s = (System.nanoTime() - t0) / 1e9;
             spec.commandLine().getOut().printf(Locale.ROOT, "wrote %s: %s in %.2f s (%.1f MiB/s)%n", file, a, s,
-                a.globalCount() * 8 / 1048576.0 / s);
+                a.globalCount() * a.element().extent() / 1048576.0 / s);
             return 0;
         }
     }
 
     /** {@code pario checkpoint restore FILE}. */
     @Command(name = "restore", mixinStandardHelpOptions = true,
-        description = "N ranks (threads) restore array 'data' of a synthetic checkpoint with any distribution and "
-            + "check every value.")
+        description = "N ranks (threads) restore array 'data' with any distribution: into the raw file --output, or, "
+            + "for a synthetic checkpoint, checking every value.")
     static final class Restore implements Callable<Integer> {
         @Spec
         private picocli.CommandLine.Model.CommandSpec spec;
@@ -160,16 +215,35 @@ final class CheckpointCommand implements Runnable {
         @picocli.CommandLine.ArgGroup(exclusive = false)
         private Layout layout = new Layout();
 
+        @Option(names = "--output", paramLabel = "RAW",
+            description = "Write the restored array to this raw file in global order (replaced if it exists): a path "
+                + "or an hdfs:// URI. Without it, the values are checked against the synthetic array.")
+        private String output;
+
         @Override
         public Integer call() {
             final Checkpoint.ArrayInfo info = Checkpoint.info(file).array("data");
             if (layout.shape.equals("64x64x64")) {
                 layout.shape = String.join("x", Arrays.stream(info.shape()).mapToObj(Long::toString).toList());
             }
+            if (layout.element.equals("double")) {
+                layout.element = info.element().toString();
+            }
             final DistributedArray a = layout.array(ranks);
+            if (output != null) {
+                Locations.deleteIfExists(output);
+            }
             final long t0 = System.nanoTime();
             final List<Long> wrong = LocalCluster.call(ranks, comm -> {
                 final DistributedArray.Local part = a.local(comm.rank());
+                if (output != null) {
+                    final byte[] local = localBytes(part);
+                    try (ProgressBars bar = ProgressBars.on(comm.rank() == 0, "read")) {
+                        Checkpoint.restore(comm, file, "data", part, local, Hints.DEFAULT, ProgressBars.of(bar));
+                    }
+                    raw(comm, output, part, local, true);
+                    return 0L;
+                }
                 final double[] v = new double[Math.toIntExact(part.count())];
                 try (ProgressBars bar = ProgressBars.on(comm.rank() == 0, "read")) {
                     Checkpoint.restore(comm, file, "data", part, v, Hints.DEFAULT, ProgressBars.of(bar));
@@ -182,8 +256,9 @@ final class CheckpointCommand implements Runnable {
                 throw new ParioException(org.pario.ErrorCategory.IO, bad + " restored values differ from their "
                     + "global index (is this a synthetic checkpoint?)", null);
             }
-            spec.commandLine().getOut().printf(Locale.ROOT, "restored %s as %s in %.2f s (%.1f MiB/s), every value "
-                + "checked%n", file, a, s, a.globalCount() * 8 / 1048576.0 / s);
+            spec.commandLine().getOut().printf(Locale.ROOT, "restored %s as %s in %.2f s (%.1f MiB/s), %s%n", file, a,
+                s, a.globalCount() * a.element().extent() / 1048576.0 / s,
+                output == null ? "every value checked" : "written to " + output);
             return 0;
         }
     }

@@ -45,4 +45,31 @@ class CheckpointCommandTest {
         assertEquals(1, v[2].trim().split("\n").length, "one line");
         assertEquals("2", run("checkpoint", "write", file, "--dist", "block,sideways,none")[0]);
     }
+
+    @Test
+    void userSuppliedRawArraysOfStructsRoundTripThroughACheckpoint() throws Exception {
+        // a 12 x 10 array of {double; int} (16 bytes each, 4 of them padding) in C order
+        final java.nio.ByteBuffer raw = java.nio.ByteBuffer.allocate(120 * 16).order(java.nio.ByteOrder.nativeOrder());
+        for (int i = 0; i < 120; i++) {
+            raw.putDouble(16 * i, i * 0.5).putInt(16 * i + 8, -i);
+        }
+        final Path in = dir.resolve("in.raw");
+        java.nio.file.Files.write(in, raw.array());
+        final String ck = dir.resolve("s.ckpt").toString();
+        final String element = "struct([1,1], [0,8], [double,int])";
+        final String[] w = run("checkpoint", "write", ck, "-n", "3", "--shape", "12x10", "--element", element,
+            "--dist", "cyclic,block", "--input", in.toString());
+        assertEquals("0", w[0], w[2]);
+        final Path out = dir.resolve("out.raw");
+        final String[] r = run("checkpoint", "restore", ck, "-n", "2", "--dist", "block,none", "--output",
+            out.toString());
+        assertEquals("0", r[0], r[2]);
+        assertTrue(r[1].contains("written to"), r[1]);
+        org.junit.jupiter.api.Assertions.assertArrayEquals(raw.array(), java.nio.file.Files.readAllBytes(out));
+        final String[] bad = run("checkpoint", "write", ck, "--shape", "12x11", "--element", element, "--dist",
+            "block,none", "--input", in.toString());
+        assertEquals("2", bad[0]);
+        assertTrue(bad[2].contains("holds 1920 bytes"), bad[2]);
+        assertEquals("2", run("checkpoint", "write", ck, "--element", "int")[0], "synthetic arrays are double");
+    }
 }

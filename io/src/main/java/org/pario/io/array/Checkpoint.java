@@ -282,6 +282,12 @@ public final class Checkpoint {
                 f.setView(a.offset() - shift, el, e.part().filetype(), DataRepresentation.NATIVE);
                 f.writeAll(e.buffer(), e.part().count(), el);
             }
+            if (shift == 0 && !planned.arrays().isEmpty()) {
+                // trailing padding of the last element is no data, so nothing wrote it: the file must still hold
+                // the whole last array, for readers that map it as a plain array
+                final ArrayInfo last = planned.arrays().get(planned.arrays().size() - 1);
+                f.preallocate(last.offset() + last.bytes());
+            }
             f.sync();
         }
     }
