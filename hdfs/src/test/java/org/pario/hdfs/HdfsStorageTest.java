@@ -190,6 +190,8 @@ class HdfsStorageTest {
         }
         final org.pario.io.array.Checkpoint.Header h = org.pario.io.array.Checkpoint.info(file);
         assertEquals("-1.0", h.metadata().get("sign"), "the second checkpoint replaced the first");
+        assertEquals(h.array("field").offset() + h.array("field").bytes(),
+            fs.getFileStatus(new Path("/pario/state.ckpt")).getLen(), "the file ends where its last array does");
         assertEquals(4096, h.array("field").offset());
         LocalCluster.run(3, comm -> {
             org.pario.io.array.Checkpoint.verify(comm, file);
@@ -205,5 +207,25 @@ class HdfsStorageTest {
         for (final FileStatus st : fs.listStatus(new Path("/pario"))) {
             assertTrue(!st.getPath().getName().startsWith(".state.ckpt"), "left behind: " + st.getPath());
         }
+    }
+
+    @Test
+    void aPaddedStructArrayLastInAnHdfsCheckpointIsHeldWhole() throws Exception {
+        final String file = base + "/structs.ckpt";
+        final Datatype pair = Datatype.parse("struct([1,1], [0,8], [double, int])");
+        LocalCluster.run(2, comm -> {
+            final DistributedArray.Local part = DistributedArray.of(new long[] {10}, pair, new Dist[] {Dist.cyclic()},
+                null, 2, Order.C).local(comm.rank());
+            final ByteBuffer b = ByteBuffer.allocate((int) (16 * part.count())).order(ByteOrder.nativeOrder());
+            for (int i = 0; i < part.count(); i++) {
+                b.putDouble(16 * i, part.globalLinear(i)).putInt(16 * i + 8, (int) -part.globalLinear(i));
+            }
+            org.pario.io.array.Checkpoint.write(comm, file, java.util.List.of(
+                new org.pario.io.array.Checkpoint.Entry("s", part, b)), Map.of(), Hints.DEFAULT);
+        });
+        final org.pario.io.array.Checkpoint.ArrayInfo a = org.pario.io.array.Checkpoint.info(file).array("s");
+        assertEquals(160, a.bytes());
+        assertEquals(a.offset() + 160, fs.getFileStatus(new Path("/pario/structs.ckpt")).getLen());
+        LocalCluster.run(1, comm -> org.pario.io.array.Checkpoint.verify(comm, file));
     }
 }

@@ -230,6 +230,7 @@ public final class Checkpoint {
         Throwable failure = null;
         try {
             writeArrays(comm, data, entries, planned, first, hints, progress);
+            padStaged(comm, data, planned, first);
             final List<ArrayInfo> sums = new ArrayList<>();
             for (final ArrayInfo a : planned.arrays()) {
                 sums.add(new ArrayInfo(a.name(), a.shape(), a.element(), a.order(), a.offset(), a.bytes(),
@@ -251,7 +252,7 @@ public final class Checkpoint {
             agree(comm, failure);
         } catch (ParioException e) {
             if (comm.rank() == 0) {
-                for (final String hidden : new String[] {data, head}) {
+                for (final String hidden : new String[] {data, data + ".tail", head}) {
                     try {
                         org.pario.io.storage.Storages.delete(hidden);
                     } catch (IOException ignored) {
@@ -262,6 +263,33 @@ public final class Checkpoint {
             throw e;
         }
         return info(comm, location);
+    }
+
+    /**
+     * The last element's trailing padding is no data, so the collective write leaves the staged file short of the
+     * last array's end; rank 0 appends the missing zeros (a small file joined by concat) before the checksums are
+     * taken, so the published file holds every array whole.
+     */
+    private static void padStaged(final Communicator comm, final String data, final Header planned,
+                                  final long first) {
+        Throwable failure = null;
+        if (comm.rank() == 0 && !planned.arrays().isEmpty()) {
+            final ArrayInfo last = planned.arrays().get(planned.arrays().size() - 1);
+            final long want = last.offset() + last.bytes() - first;
+            final String tail = data + ".tail";
+            try (org.pario.io.storage.Storage st = org.pario.io.storage.Storages.open(data,
+                new org.pario.io.storage.StorageProvider.Request(true, false, false, false))) {
+                final long missing = want - st.size();
+                if (missing > 0) {
+                    final org.pario.io.storage.StorageProvider p = org.pario.io.storage.Storages.providerOf(data);
+                    p.create(tail, ByteBuffer.allocate((int) missing));
+                    p.concat(data, tail);
+                }
+            } catch (IOException | RuntimeException e) {
+                failure = e;
+            }
+        }
+        agree(comm, failure);
     }
 
     /**
