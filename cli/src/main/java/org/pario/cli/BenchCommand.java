@@ -91,7 +91,7 @@ final class BenchCommand implements Runnable {
                 IoBenchmark.run(size, pattern, file, hints);
                 return 0;
             }
-            IoBenchmark.filetype(pattern, ranks, 0, size);
+            IoBenchmark.array(pattern, ranks, size);
             final List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx3g", "-cp",
                 System.getProperty("java.class.path"), Main.class.getName(), "bench", "io", "--worker",

@@ -90,19 +90,32 @@ final class CheckpointCommand implements Runnable {
     /** Element g of the synthetic array (global linear index g) holds g as a double. */
     static double[] synthetic(final DistributedArray.Local part) {
         final double[] v = new double[Math.toIntExact(part.count())];
-        for (int i = 0; i < v.length; i++) {
-            v[i] = part.globalLinear(i);
-        }
+        final int[] k = {0};
+        globalIndices(part, g -> v[k[0]++] = g);
         return v;
     }
 
     /** @return the number of elements that do not hold their global index */
     static long wrong(final DistributedArray.Local part, final double[] v) {
-        long bad = 0;
-        for (int i = 0; i < v.length; i++) {
-            bad += v[i] == part.globalLinear(i) ? 0 : 1;
+        final long[] bad = {0};
+        final int[] k = {0};
+        globalIndices(part, g -> bad[0] += v[k[0]++] == g ? 0 : 1);
+        return bad[0];
+    }
+
+    /**
+     * Hands over the global linear index of each local element, in local order, from the part's filetype: the
+     * cursor walks its runs, so no index arrays are built per element.
+     */
+    private static void globalIndices(final DistributedArray.Local part, final java.util.function.LongConsumer each) {
+        final long extent = part.array().element().extent();
+        final org.pario.datatypes.Cursor c = part.filetype().cursor(1);
+        while (c.next()) {
+            final long first = c.offset() / extent;
+            for (long i = 0; i < c.length() / extent; i++) {
+                each.accept(first + i);
+            }
         }
-        return bad;
     }
 
     /** The bytes of a rank's elements, in local order, one element extent apart. */
@@ -185,7 +198,7 @@ final class CheckpointCommand implements Runnable {
                 }
                 try (ProgressBars bar = ProgressBars.on(comm.rank() == 0, "write")) {
                     Checkpoint.write(comm, file, List.of(new Checkpoint.Entry("data", part, data)),
-                        Map.of("written_by", "pario checkpoint write"), Hints.DEFAULT, ProgressBars.of(bar));
+                        Map.of("written_by", "pario checkpoint write"), Hints.DEFAULT, bar);
                 }
             });
             final double s = (System.nanoTime() - t0) / 1e9;
@@ -236,19 +249,15 @@ final class CheckpointCommand implements Runnable {
             final long t0 = System.nanoTime();
             final List<Long> wrong = LocalCluster.call(ranks, comm -> {
                 final DistributedArray.Local part = a.local(comm.rank());
+                final Object local = output != null ? localBytes(part) : new double[Math.toIntExact(part.count())];
+                try (ProgressBars bar = ProgressBars.on(comm.rank() == 0, "read")) {
+                    Checkpoint.restore(comm, file, "data", part, local, Hints.DEFAULT, bar);
+                }
                 if (output != null) {
-                    final byte[] local = localBytes(part);
-                    try (ProgressBars bar = ProgressBars.on(comm.rank() == 0, "read")) {
-                        Checkpoint.restore(comm, file, "data", part, local, Hints.DEFAULT, ProgressBars.of(bar));
-                    }
-                    raw(comm, output, part, local, true);
+                    raw(comm, output, part, (byte[]) local, true);
                     return 0L;
                 }
-                final double[] v = new double[Math.toIntExact(part.count())];
-                try (ProgressBars bar = ProgressBars.on(comm.rank() == 0, "read")) {
-                    Checkpoint.restore(comm, file, "data", part, v, Hints.DEFAULT, ProgressBars.of(bar));
-                }
-                return wrong(part, v);
+                return wrong(part, (double[]) local);
             });
             final double s = (System.nanoTime() - t0) / 1e9;
             final long bad = wrong.stream().mapToLong(Long::longValue).sum();

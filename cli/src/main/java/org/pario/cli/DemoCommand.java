@@ -115,10 +115,10 @@ final class DemoCommand implements Callable<Integer> {
             try (ProgressBars bar = ProgressBars.on(world.rank() == 0, write ? "write" : "read")) {
                 if (write) {
                     Checkpoint.write(world, file, List.of(new Checkpoint.Entry("field", part, values)),
-                        Map.of("demo", "pario demo"), Hints.DEFAULT, ProgressBars.of(bar));
+                        Map.of("demo", "pario demo"), Hints.DEFAULT, bar);
                 } else {
                     Checkpoint.restore(world, file, "field", part, values, Hints.DEFAULT,
-                        ProgressBars.of(bar));
+                        bar);
                 }
             }
             final double[] slowest = new double[1];

@@ -10,14 +10,14 @@ import java.util.Map;
 import org.pario.comm.Communicator;
 import org.pario.comm.Op;
 import org.pario.comm.Pario;
-import org.pario.datatypes.Cursor;
 import org.pario.datatypes.DataRepresentation;
 import org.pario.datatypes.Datatype;
-import org.pario.datatypes.Distribution;
 import org.pario.datatypes.Order;
 import org.pario.io.Hints;
 import org.pario.io.Mode;
 import org.pario.io.ParallelFile;
+import org.pario.io.array.Dist;
+import org.pario.io.array.DistributedArray;
 
 /**
  * The body of {@code pario bench io}: a collective write (with the file synced inside the timed section) and a
@@ -31,13 +31,12 @@ final class IoBenchmark {
     private IoBenchmark() {
     }
 
-    /** The darray of one rank for a pattern: {@code AxBxC} (BLOCK on that grid) or {@code cyclic}. */
-    static Datatype filetype(final String pattern, final int ranks, final int rank, final long n) {
+    /** The distributed array of a pattern: {@code AxBxC} (BLOCK on that grid) or {@code cyclic}. */
+    static DistributedArray array(final String pattern, final int ranks, final long n) {
         final long[] g = {n, n, n};
-        final long dflt = Datatype.DISTRIBUTE_DFLT_DARG;
         if (pattern.equals("cyclic")) {
-            return Datatype.darray(ranks, rank, g, new Distribution[] {Distribution.NONE, Distribution.NONE,
-                Distribution.CYCLIC}, new long[] {dflt, dflt, 1}, new long[] {1, 1, ranks}, Order.C, Datatype.DOUBLE);
+            return DistributedArray.of(g, Datatype.DOUBLE, new Dist[] {Dist.none(), Dist.none(), Dist.cyclic()},
+                new long[] {1, 1, ranks}, ranks, Order.C);
         }
         final String[] p = pattern.split("x");
         if (p.length != 3) {
@@ -48,17 +47,17 @@ final class IoBenchmark {
             throw org.pario.ParioException.argument("grid " + pattern + " needs " + grid[0] * grid[1] * grid[2]
                 + " ranks, not " + ranks);
         }
-        return Datatype.darray(ranks, rank, g, new Distribution[] {Distribution.BLOCK, Distribution.BLOCK,
-            Distribution.BLOCK}, new long[] {dflt, dflt, dflt}, grid, Order.C, Datatype.DOUBLE);
+        return DistributedArray.of(g, Datatype.DOUBLE, new Dist[] {Dist.block(), Dist.block(), Dist.block()}, grid,
+            ranks, Order.C);
     }
 
     /** Runs as one rank of a job started by a launcher. */
     static void run(final long n, final String pattern, final String file, final Map<String, String> hints) {
         try (Communicator world = Pario.init()) {
             final int me = world.rank();
-            final Datatype ft = filetype(pattern, world.size(), me, n);
-            final double[] local = new double[Math.toIntExact(ft.size() / 8)];
-            fill(ft, local);
+            final DistributedArray.Local part = array(pattern, world.size(), n).local(me);
+            final Datatype ft = part.filetype();
+            final double[] local = CheckpointCommand.synthetic(part);
             final long total = n * n * n * 8;
             if (me == 0) {
                 System.out.printf(Locale.ROOT, "# Pario, %d JVM ranks, %d^3 doubles (%d MiB), %s%n", world.size(), n,
@@ -88,21 +87,8 @@ final class IoBenchmark {
                 f.readAll(local, local.length, Datatype.DOUBLE);
                 report(world, "read", pattern, total, t0);
             }
-            final double[] expect = new double[local.length];
-            fill(ft, expect);
-            if (!java.util.Arrays.equals(expect, local)) {
+            if (CheckpointCommand.wrong(part, local) != 0) {
                 throw new IllegalStateException("rank " + me + " read back wrong values");
-            }
-        }
-    }
-
-    private static void fill(final Datatype ft, final double[] local) {
-        final Cursor c = ft.cursor(1);
-        int k = 0;
-        while (c.next()) {
-            final long first = c.offset() / 8;
-            for (long i = 0; i < c.length() / 8; i++) {
-                local[k++] = first + i;
             }
         }
     }

@@ -2,7 +2,6 @@ package org.pario.cli;
 
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
@@ -225,6 +224,32 @@ final class ViewCommand implements Runnable {
         @Option(names = "--as-rank", hidden = true)
         boolean asRank;
 
+        /**
+         * Runs {@code body} on every rank of the spec: as this process's rank of a launched job ({@code --as-rank}),
+         * by launching one JVM per rank running {@code subcommand} ({@code --launch}), or on threads.
+         *
+         * @return the exit status
+         */
+        int execute(final ViewSpec s, final List<String> subcommand, final picocli.CommandLine cmd,
+                    final java.util.function.Consumer<org.pario.comm.Communicator> body)
+            throws IOException, InterruptedException {
+            if (asRank) {
+                try (org.pario.comm.Communicator world = org.pario.comm.Pario.init()) {
+                    if (world.size() != s.ranks()) {
+                        throw ParioException.argument("the view spec has " + s.ranks() + " ranks but the job has "
+                            + world.size());
+                    }
+                    body.accept(world);
+                }
+                return 0;
+            }
+            if (launch) {
+                return launchJob(s.ranks(), subcommand, cmd);
+            }
+            LocalCluster.run(s.ranks(), body::accept);
+            return 0;
+        }
+
         /** Starts one JVM per rank running the same subcommand with {@code --as-rank}; returns the job's status. */
         int launchJob(final int ranks, final List<String> subcommand, final picocli.CommandLine cmd)
             throws IOException, InterruptedException {
@@ -260,27 +285,11 @@ final class ViewCommand implements Runnable {
         @Override
         public Integer call() throws IOException, InterruptedException {
             final ViewSpec s = ViewSpec.read(specFile);
-            if (ranks.asRank) {
-                try (org.pario.comm.Communicator world = org.pario.comm.Pario.init()) {
-                    checkJobSize(s, world);
-                    access(s, world, file, true, fill(s.etype(), world.rank(), s.counts()[world.rank()]));
-                }
-                return 0;
+            if (!ranks.asRank) {
+                Locations.deleteIfExists(file);
             }
-            Locations.deleteIfExists(file);
-            if (ranks.launch) {
-                return ranks.launchJob(s.ranks(), List.of("write", specFile.toString(), file.toString()),
-                    spec.commandLine());
-            }
-            LocalCluster.run(s.ranks(), comm -> access(s, comm, file, true, fill(s.etype(), comm.rank(),
-                s.counts()[comm.rank()])));
-            return 0;
-        }
-    }
-
-    private static void checkJobSize(final ViewSpec s, final org.pario.comm.Communicator world) {
-        if (world.size() != s.ranks()) {
-            throw ParioException.argument("the view spec has " + s.ranks() + " ranks but the job has " + world.size());
+            return ranks.execute(s, List.of("write", specFile.toString(), file), spec.commandLine(),
+                comm -> access(s, comm, file, true, fill(s.etype(), comm.rank(), s.counts()[comm.rank()])));
         }
     }
 
@@ -309,32 +318,18 @@ final class ViewCommand implements Runnable {
         @Override
         public Integer call() throws IOException, InterruptedException {
             final ViewSpec s = ViewSpec.read(specFile);
-            if (ranks.asRank) {
-                try (org.pario.comm.Communicator world = org.pario.comm.Pario.init()) {
-                    checkJobSize(s, world);
-                    final byte[] data = readMine(s, world);
+            if (!ranks.asRank) {
+                Files.deleteIfExists(output);
+            }
+            return ranks.execute(s, List.of("read", specFile.toString(), file, output.toString()), spec.commandLine(),
+                comm -> {
+                    final byte[] data = readMine(s, comm);
                     // the ranks' buffers go into OUT one after the other, in rank order
-                    try (ParallelFile out = ParallelFile.open(world, output.toString(),
+                    try (ParallelFile out = ParallelFile.open(comm, output.toString(),
                         EnumSet.of(Mode.CREATE, Mode.WRONLY))) {
                         out.writeOrdered(data, data.length, Datatype.BYTE);
                     }
-                }
-                return 0;
-            }
-            Files.deleteIfExists(output);
-            if (ranks.launch) {
-                return ranks.launchJob(s.ranks(), List.of("read", specFile.toString(), file.toString(),
-                    output.toString()), spec.commandLine());
-            }
-            final List<byte[]> buffers = LocalCluster.call(s.ranks(), comm -> readMine(s, comm));
-            try (var out = Files.newOutputStream(output)) {
-                for (final byte[] b : buffers) {
-                    out.write(b);
-                }
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-            return 0;
+                });
         }
 
         private byte[] readMine(final ViewSpec s, final org.pario.comm.Communicator comm) {

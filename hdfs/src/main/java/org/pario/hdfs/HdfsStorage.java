@@ -99,14 +99,21 @@ final class HdfsStorage implements Storage {
                 s = input();
             }
         }
-        final byte[] buf = new byte[Math.min(dst.remaining(), 1 << 20)];
+        // heap buffers are read into directly, others through a bounded scratch array
+        final byte[] buf = dst.hasArray() ? null : new byte[Math.min(dst.remaining(), 1 << 20)];
         long done = 0;
         while (dst.hasRemaining()) {
-            final int n = s.read(position + done, buf, 0, Math.min(buf.length, dst.remaining()));
+            final int n = buf == null
+                ? s.read(position + done, dst.array(), dst.arrayOffset() + dst.position(), dst.remaining())
+                : s.read(position + done, buf, 0, Math.min(buf.length, dst.remaining()));
             if (n < 0) {
                 break;
             }
-            dst.put(buf, 0, n);
+            if (buf == null) {
+                dst.position(dst.position() + n);
+            } else {
+                dst.put(buf, 0, n);
+            }
             done += n;
         }
         return done;

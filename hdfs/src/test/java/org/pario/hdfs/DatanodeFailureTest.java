@@ -66,17 +66,10 @@ class DatanodeFailureTest {
         fs.mkdirs(new Path("/dn"));
         final int ranks = 3;
         final long total = 3L << 20;  // 24 MiB of doubles
-        final Thread stopper = new Thread(() -> {
-            try {
-                Thread.sleep(400);
-                cluster.stopDataNode(0);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
+        // rank 0 stops a datanode from inside the write, once a quarter of it is done: always mid-write
+        final java.util.concurrent.atomic.AtomicBoolean stopped = new java.util.concurrent.atomic.AtomicBoolean();
         final AtomicReference<Throwable> outcome = new AtomicReference<>();
         final long started = System.nanoTime();
-        stopper.start();
         try {
             LocalCluster.run(ranks, comm -> {
                 final int r = comm.rank();
@@ -90,13 +83,20 @@ class DatanodeFailureTest {
                 try (ParallelFile f = ParallelFile.open(comm, file, EnumSet.of(Mode.CREATE, Mode.WRONLY),
                     Hints.of(Map.of("cb_config_list", "*:*", "cb_buffer_size", "65536")))) {
                     f.setView(0, Datatype.DOUBLE, cyclic, DataRepresentation.NATIVE);
+                    if (r == 0) {
+                        f.setProgress((done, all) -> {
+                            if (4 * done >= all && done < all && stopped.compareAndSet(false, true)) {
+                                cluster.stopDataNode(0);
+                            }
+                        });
+                    }
                     f.writeAll(mine, mine.length, Datatype.DOUBLE);
                 }
             });
         } catch (ParioException e) {
             outcome.set(e);
         }
-        stopper.join();
+        assertTrue(stopped.get(), "the datanode was stopped during the write");
         final double seconds = (System.nanoTime() - started) / 1e9;
         for (final FileStatus s : fs.listStatus(new Path("/dn"))) {
             assertTrue(!s.getPath().getName().contains(".pario-part-"), "left behind: " + s.getPath());

@@ -8,15 +8,23 @@ import org.pario.comm.Communicator;
 import org.pario.datatypes.Datatype;
 
 /**
- * Makes every rank of a collective file operation end the same way: each rank reports whether it failed; if
- * any did, the first failing rank's error is broadcast and thrown on every rank, with the same category and
- * message, so no rank continues while another has stopped.
+ * Makes every rank of a collective operation end the same way: each rank reports whether it failed; if any did,
+ * the first failing rank's error is broadcast and thrown on every rank, with the same category and message
+ * ({@code "rank R: ..."}), so no rank continues while another has stopped. An error that an inner agreement
+ * already made common keeps its message as it is.
  */
-final class Agreement {
+public final class Agreement {
     private Agreement() {
     }
 
-    static void agree(final Communicator comm, final Throwable local) {
+    /**
+     * Collective: returns on every rank if no rank failed, or throws the first failing rank's error on every rank.
+     *
+     * @param comm  the ranks
+     * @param local this rank's failure, or null
+     * @throws ParioException the agreed error
+     */
+    public static void agree(final Communicator comm, final Throwable local) {
         final int n = comm.size();
         final int[] failed = new int[n];
         comm.allgather(new int[] {local == null ? 0 : 1}, 1, Datatype.INT, failed, 1, Datatype.INT);
@@ -32,15 +40,18 @@ final class Agreement {
         }
         final ParioException mine = local == null ? null : asPario(local);
         final byte[] text = mine == null ? new byte[0]
-            : (mine.category().ordinal() + ":" + mine.getMessage()).getBytes(StandardCharsets.UTF_8);
+            : ((mine.agreed() ? "=" : "") + mine.category().ordinal() + ":" + mine.getMessage())
+                .getBytes(StandardCharsets.UTF_8);
         final int[] length = {text.length};
         comm.bcast(length, 1, Datatype.INT, first);
         final byte[] message = comm.rank() == first ? text : new byte[length[0]];
         comm.bcast(message, message.length, Datatype.BYTE, first);
-        final String s = new String(message, StandardCharsets.UTF_8);
+        String s = new String(message, StandardCharsets.UTF_8);
+        final boolean alreadyAgreed = s.startsWith("=");
+        s = alreadyAgreed ? s.substring(1) : s;
         final int colon = s.indexOf(':');
         final ErrorCategory category = ErrorCategory.values()[Integer.parseInt(s.substring(0, colon))];
-        final String prefix = "rank " + first + ": ";
+        final String prefix = alreadyAgreed ? "" : "rank " + first + ": ";
         throw new ParioException(category, prefix + s.substring(colon + 1), local, true);
     }
 

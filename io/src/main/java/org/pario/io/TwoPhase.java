@@ -55,6 +55,8 @@ final class TwoPhase {
     /** Whether each rank's view maps its stream to strictly increasing, non-overlapping file bytes. */
     private boolean[] monotone;
     private byte[][] windows;
+    /** Where outgoing pieces are packed: sends copy their data out before they return, so one buffer serves all. */
+    private byte[] outgoing = new byte[0];
     private Progress progress = Progress.NONE;
     /** The bytes all ranks move in the current call. */
     private long callBytes;
@@ -430,6 +432,13 @@ final class TwoPhase {
         }
     }
 
+    private byte[] outgoing(final int len) {
+        if (outgoing.length < len) {
+            outgoing = new byte[len];
+        }
+        return outgoing;
+    }
+
     private byte[] window(final int which) {
         if (windows == null) {
             windows = new byte[2][];
@@ -442,7 +451,8 @@ final class TwoPhase {
 
     /**
      * Sends this rank's bytes of every aggregator's window of a round, one message each. A rank that has failed
-     * still sends (zeros), so that no aggregator waits; the round's agreement then fails everyone.
+     * still sends (whatever its buffer holds), so that no aggregator waits; the round's agreement then fails
+     * everyone before anything of the round is written.
      *
      * @return the first local failure, old or new
      */
@@ -456,7 +466,7 @@ final class TwoPhase {
             if (len == 0) {
                 continue;
             }
-            final byte[] data = new byte[len];
+            final byte[] data = outgoing(len);
             if (failure == null) {
                 try {
                     Packer.pack(m, m.origin(), type, count, rep, p[0] - plan.starts[me], ByteBuffer.wrap(data), 0, len);
@@ -833,7 +843,7 @@ final class TwoPhase {
                         final long[] p = clip(piece(plan, r, ws, we), limits[r]);
                         final int len = (int) (p[1] - p[0]);
                         if (len > 0) {
-                            final byte[] out = new byte[len];
+                            final byte[] out = outgoing(len);
                             if (failure == null) {
                                 place(views[r], p[0], p[1], out, window, ws, false, null);
                             }

@@ -124,20 +124,21 @@ public final class IoJobMain {
         }
     }
 
-    /** Halts this JVM (as a kill would) after a delay, saying so first. */
-    private static void haltLater(final long millis) {
-        final Thread killer = new Thread(() -> {
-            try {
-                Thread.sleep(millis);
-            } catch (InterruptedException e) {
-                return;
+    /**
+     * On rank 2: halts this JVM (as a kill would), saying so first, once the collective call it watches is half done
+     * and before it ends, so the kill always lands in the middle of the call. Elsewhere: nothing.
+     */
+    private static org.pario.io.Progress haltMidway(final Communicator world) {
+        if (world.rank() != 2) {
+            return org.pario.io.Progress.NONE;
+        }
+        return (done, total) -> {
+            if (2 * done >= total && done < total) {
+                System.out.println("rank 2 halting");
+                System.out.flush();
+                Runtime.getRuntime().halt(9);
             }
-            System.out.println("rank 2 halting");
-            System.out.flush();
-            Runtime.getRuntime().halt(9);
-        });
-        killer.setDaemon(true);
-        killer.start();
+        };
     }
 
     /** The array of the checkpoint test: 128 MiB of doubles over the ranks, BLOCK on the first dimension. */
@@ -160,16 +161,14 @@ public final class IoJobMain {
             v[i] = -v[i];
         }
         world.barrier();
-        if (world.rank() == 2) {
-            haltLater(150);
-        }
         org.pario.io.array.Checkpoint.write(world, file, java.util.List.of(
-            new org.pario.io.array.Checkpoint.Entry("a", part, v)), Map.of("which", "B"), Hints.DEFAULT);
+            new org.pario.io.array.Checkpoint.Entry("a", part, v)), Map.of("which", "B"), Hints.DEFAULT,
+            haltMidway(world));
     }
 
     /**
      * Writes a 16 MiB CYCLIC(1) darray of doubles (element i holds i) collectively to an hdfs:// location through
-     * every rank as aggregator in 256 KiB rounds; with {@code kill}, rank 2 halts 300 ms into the write.
+     * every rank as aggregator in 256 KiB rounds; with {@code kill}, rank 2 halts halfway through the write.
      */
     private static void hdfsWrite(final Communicator world, final String location, final boolean kill) {
         final int r = world.rank();
@@ -185,12 +184,10 @@ public final class IoJobMain {
         try (ParallelFile f = ParallelFile.open(world, location, EnumSet.of(Mode.CREATE, Mode.WRONLY),
             Hints.of(Map.of("cb_config_list", "*:*", "cb_buffer_size", "262144")))) {
             f.setView(0, Datatype.DOUBLE, cyclic, DataRepresentation.NATIVE);
-            if (kill && r == 2) {
-                haltLater(300);
+            if (kill) {
+                f.setProgress(haltMidway(world));
             }
-            for (int i = 0; i < (kill ? 50 : 1); i++) {
-                f.writeAll(mine, mine.length, Datatype.DOUBLE);
-            }
+            f.writeAll(mine, mine.length, Datatype.DOUBLE);
         }
     }
 
@@ -204,13 +201,8 @@ public final class IoJobMain {
             Hints.of(Map.of("cb_config_list", "*:*", "cb_buffer_size", "65536")))) {
             f.setView(0, Datatype.DOUBLE, cyclic, DataRepresentation.NATIVE);
             final double[] mine = new double[1_000_000];
-            if (r == 2) {
-                haltLater(300);
-            }
-            for (int i = 0; i < 1000; i++) {
-                f.writeAll(mine, mine.length, Datatype.DOUBLE);
-                f.seek(0);
-            }
+            f.setProgress(haltMidway(world));
+            f.writeAll(mine, mine.length, Datatype.DOUBLE);
         }
     }
 }

@@ -104,10 +104,9 @@ class MultiJvmTest {
         }
     }
 
-    @Test
-    void mpiexecStartsAWorkingFourRankJob() throws Exception {
-        final String mpiexec = Mpich.mpiexec();
-        final List<String> command = new ArrayList<>(List.of(mpiexec, "-n", "4"));
+    /** Starts the 4-rank collectives job under another launcher and checks that every rank succeeded. */
+    private void launcherStartsAWorkingFourRankJob(final String name, final List<String> launcher) throws Exception {
+        final List<String> command = new ArrayList<>(launcher);
         command.addAll(java("collectives"));
         final ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
         pb.environment().put("PARIO_BIND", "127.0.0.1");
@@ -115,9 +114,14 @@ class MultiJvmTest {
         final Process p = pb.start();
         final String out = output(p);
         for (int r = 0; r < 4; r++) {
-            assertTrue(out.contains("rank " + r + " ok of 4"), "mpiexec output:\n" + out);
+            assertTrue(out.contains("rank " + r + " ok of 4"), name + " output:\n" + out);
         }
         assertEquals(0, p.exitValue(), out);
+    }
+
+    @Test
+    void mpiexecStartsAWorkingFourRankJob() throws Exception {
+        launcherStartsAWorkingFourRankJob("mpiexec", List.of(Mpich.mpiexec(), "-n", "4"));
     }
 
     /** Open MPI's mpirun: ranks find their rank, size and job from its OMPI_ and PMIX_ variables. */
@@ -125,17 +129,7 @@ class MultiJvmTest {
     void openMpiMpirunStartsAWorkingFourRankJob() throws Exception {
         final String mpirun = java.nio.file.Files.isExecutable(Path.of("/usr/bin/mpirun.openmpi"))
             ? "/usr/bin/mpirun.openmpi" : "mpirun.openmpi";
-        final List<String> command = new ArrayList<>(List.of(mpirun, "--allow-run-as-root", "--oversubscribe", "-n", "4",
-            "-x", "PARIO_BIND", "-x", "PARIO_RENDEZVOUS_DIR"));
-        command.addAll(java("collectives"));
-        final ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
-        pb.environment().put("PARIO_BIND", "127.0.0.1");
-        pb.environment().put("PARIO_RENDEZVOUS_DIR", rendezvous.toString());
-        final Process p = pb.start();
-        final String out = output(p);
-        for (int r = 0; r < 4; r++) {
-            assertTrue(out.contains("rank " + r + " ok of 4"), "mpirun output:\n" + out);
-        }
-        assertEquals(0, p.exitValue(), out);
+        launcherStartsAWorkingFourRankJob("mpirun", List.of(mpirun, "--allow-run-as-root", "--oversubscribe", "-n",
+            "4", "-x", "PARIO_BIND", "-x", "PARIO_RENDEZVOUS_DIR"));
     }
 }

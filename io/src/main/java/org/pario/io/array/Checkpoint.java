@@ -30,9 +30,14 @@ import org.pario.comm.Op;
 import org.pario.datatypes.DataRepresentation;
 import org.pario.datatypes.Datatype;
 import org.pario.datatypes.Order;
+import org.pario.io.Agreement;
 import org.pario.io.Hints;
 import org.pario.io.Mode;
 import org.pario.io.ParallelFile;
+import org.pario.io.Progress;
+import org.pario.io.storage.Storage;
+import org.pario.io.storage.StorageProvider;
+import org.pario.io.storage.Storages;
 
 /**
  * Checkpoints of distributed arrays in one self-describing file (format: {@code docs/checkpoint-format.md}):
@@ -126,7 +131,7 @@ public final class Checkpoint {
      */
     public static Header write(final Communicator comm, final String location, final List<Entry> entries,
                                final Map<String, String> metadata, final Hints hints) {
-        return write(comm, location, entries, metadata, hints, org.pario.io.Progress.NONE);
+        return write(comm, location, entries, metadata, hints, Progress.NONE);
     }
 
     /**
@@ -137,19 +142,20 @@ public final class Checkpoint {
      */
     public static Header write(final Communicator comm, final String location, final List<Entry> entries,
                                final Map<String, String> metadata, final Hints hints,
-                               final org.pario.io.Progress progress) {
-        if (!org.pario.io.storage.Storages.isLocal(location)) {
+                               final Progress progress) {
+        if (!Storages.isLocal(location)) {
             return writeStaged(comm, location, entries, metadata, hints, progress);
         }
         final Path target = Path.of(location).toAbsolutePath();
         // every rank must describe the same arrays: compare the header text built from rank 0's and one's own
         final Header planned = agreedPlan(comm, entries, metadata);
         Throwable failure;
+        Header done = null;
         final String hidden = target.getParent().resolve("." + target.getFileName() + ".pario-"
             + Long.toHexString(sharedRandom(comm)) + ".tmp").toString();
         try {
             writeArrays(comm, hidden, entries, planned, 0, hints, progress);
-            final Header done = withChecksums(comm, hidden, planned);
+            done = withChecksums(comm, hidden, planned, 0);
             if (comm.rank() == 0) {
                 try (FileChannel ch = FileChannel.open(Path.of(hidden), StandardOpenOption.WRITE)) {
                     final ByteBuffer header = headerBytes(done);
@@ -165,7 +171,7 @@ public final class Checkpoint {
             failure = e;
         }
         try {
-            agree(comm, failure);
+            Agreement.agree(comm, failure);
         } catch (ParioException e) {
             if (comm.rank() == 0) {
                 try {
@@ -176,7 +182,7 @@ public final class Checkpoint {
             }
             throw e;
         }
-        return info(comm, location);
+        return done;
     }
 
     /** The layout of the checkpoint, after every rank has checked it describes the same arrays as rank 0. */
@@ -208,7 +214,7 @@ public final class Checkpoint {
                     + "bytes than the rank's " + e.part().count() + " elements");
             }
         }
-        agree(comm, failure);
+        Agreement.agree(comm, failure);
         return planned;
     }
 
@@ -220,25 +226,21 @@ public final class Checkpoint {
      */
     private static Header writeStaged(final Communicator comm, final String location, final List<Entry> entries,
                                       final Map<String, String> metadata, final Hints hints,
-                                      final org.pario.io.Progress progress) {
+                                      final Progress progress) {
         final Header planned = agreedPlan(comm, entries, metadata);
-        final String name = org.pario.io.storage.Storages.fileName(location);
+        final String name = Storages.fileName(location);
         final String tag = Long.toHexString(sharedRandom(comm));
-        final String data = org.pario.io.storage.Storages.sibling(location, "." + name + ".pario-" + tag + ".data");
-        final String head = org.pario.io.storage.Storages.sibling(location, "." + name + ".pario-" + tag + ".tmp");
+        final String data = Storages.sibling(location, "." + name + ".pario-" + tag + ".data");
+        final String head = Storages.sibling(location, "." + name + ".pario-" + tag + ".tmp");
         final long first = planned.arrays().isEmpty() ? ALIGN : planned.arrays().get(0).offset();
         Throwable failure = null;
+        Header done = null;
         try {
             writeArrays(comm, data, entries, planned, first, hints, progress);
             padStaged(comm, data, planned, first);
-            final List<ArrayInfo> sums = new ArrayList<>();
-            for (final ArrayInfo a : planned.arrays()) {
-                sums.add(new ArrayInfo(a.name(), a.shape(), a.element(), a.order(), a.offset(), a.bytes(),
-                    checksums(comm, data, a, planned.chunkBytes(), first)));
-            }
-            final Header done = new Header(planned.version(), planned.chunkBytes(), planned.metadata(), sums);
+            done = withChecksums(comm, data, planned, first);
             if (comm.rank() == 0) {
-                final org.pario.io.storage.StorageProvider p = org.pario.io.storage.Storages.providerOf(location);
+                final StorageProvider p = Storages.providerOf(location);
                 final ByteBuffer header = ByteBuffer.allocate((int) first);
                 header.put(headerBytes(done)).clear();
                 p.create(head, header);
@@ -249,12 +251,12 @@ public final class Checkpoint {
             failure = e;
         }
         try {
-            agree(comm, failure);
+            Agreement.agree(comm, failure);
         } catch (ParioException e) {
             if (comm.rank() == 0) {
                 for (final String hidden : new String[] {data, data + ".tail", head}) {
                     try {
-                        org.pario.io.storage.Storages.delete(hidden);
+                        Storages.delete(hidden);
                     } catch (IOException ignored) {
                         // not there, or already gone
                     }
@@ -262,7 +264,7 @@ public final class Checkpoint {
             }
             throw e;
         }
-        return info(comm, location);
+        return done;
     }
 
     /**
@@ -277,11 +279,11 @@ public final class Checkpoint {
             final ArrayInfo last = planned.arrays().get(planned.arrays().size() - 1);
             final long want = last.offset() + last.bytes() - first;
             final String tail = data + ".tail";
-            try (org.pario.io.storage.Storage st = org.pario.io.storage.Storages.open(data,
-                new org.pario.io.storage.StorageProvider.Request(true, false, false, false))) {
+            try (Storage st = Storages.open(data,
+                new StorageProvider.Request(true, false, false, false))) {
                 final long missing = want - st.size();
                 if (missing > 0) {
-                    final org.pario.io.storage.StorageProvider p = org.pario.io.storage.Storages.providerOf(data);
+                    final StorageProvider p = Storages.providerOf(data);
                     p.create(tail, ByteBuffer.allocate((int) missing));
                     p.concat(data, tail);
                 }
@@ -289,7 +291,7 @@ public final class Checkpoint {
                 failure = e;
             }
         }
-        agree(comm, failure);
+        Agreement.agree(comm, failure);
     }
 
     /**
@@ -297,7 +299,7 @@ public final class Checkpoint {
      */
     private static void writeArrays(final Communicator comm, final String file, final List<Entry> entries,
                                     final Header planned, final long shift, final Hints hints,
-                                    final org.pario.io.Progress progress) {
+                                    final Progress progress) {
         try (ParallelFile f = ParallelFile.open(comm, file, EnumSet.of(Mode.CREATE, Mode.EXCL, Mode.RDWR), hints)) {
             final long all = planned.arrays().stream().mapToLong(ArrayInfo::bytes).sum();
             final long[] before = {0};
@@ -368,26 +370,6 @@ public final class Checkpoint {
         return r[0];
     }
 
-    private static void agree(final Communicator comm, final Throwable failure) {
-        final long[] failed = new long[1];
-        comm.allreduce(new long[] {failure == null ? Long.MAX_VALUE : comm.rank()}, failed, 1, Datatype.LONG, Op.MIN);
-        if (failed[0] == Long.MAX_VALUE) {
-            return;
-        }
-        final int first = (int) failed[0];
-        final String mine = failure == null ? "" : ErrorCategory.class.getSimpleName() + ":"
-            + (failure instanceof ParioException p ? p.category() : ErrorCategory.IO) + ":"
-            + (failure.getMessage() == null ? failure.toString() : failure.getMessage());
-        final byte[] bytes = mine.getBytes(StandardCharsets.UTF_8);
-        final long[] length = {bytes.length};
-        comm.bcast(length, 1, Datatype.LONG, first);
-        final byte[] message = comm.rank() == first ? bytes : new byte[(int) length[0]];
-        comm.bcast(message, message.length, Datatype.BYTE, first);
-        final String[] parts = new String(message, StandardCharsets.UTF_8).split(":", 3);
-        final String text = parts[2].startsWith("rank ") ? parts[2] : "rank " + first + ": " + parts[2];
-        throw new ParioException(ErrorCategory.valueOf(parts[1]), text, failure, true);
-    }
-
     /** The layout of a checkpoint of these arrays, checksums still zero. */
     private static Header plan(final List<Entry> entries, final Map<String, String> metadata) {
         final List<ArrayInfo> arrays = new ArrayList<>();
@@ -424,13 +406,16 @@ public final class Checkpoint {
         return (at + ALIGN - 1) / ALIGN * ALIGN;
     }
 
-    /** Reads every chunk back, a share per rank, and returns the header with its checksums. */
-    private static Header withChecksums(final Communicator comm, final String file, final Header h)
+    /**
+     * Reads every chunk back, a share per rank, from a file that holds the arrays {@code shift} bytes before their
+     * planned offsets, and returns the header with their checksums.
+     */
+    private static Header withChecksums(final Communicator comm, final String file, final Header h, final long shift)
         throws IOException {
         final List<ArrayInfo> out = new ArrayList<>();
         for (final ArrayInfo a : h.arrays()) {
             out.add(new ArrayInfo(a.name(), a.shape(), a.element(), a.order(), a.offset(), a.bytes(),
-                checksums(comm, file, a, h.chunkBytes(), 0)));
+                checksums(comm, file, a, h.chunkBytes(), shift)));
         }
         return new Header(h.version(), h.chunkBytes(), h.metadata(), out);
     }
@@ -441,8 +426,8 @@ public final class Checkpoint {
         final int n = (int) ((a.bytes() + chunk - 1) / chunk);
         final long[] mine = new long[n];
         final ByteBuffer buf = ByteBuffer.allocate((int) Math.min(chunk, Math.max(1, a.bytes())));
-        try (org.pario.io.storage.Storage st = org.pario.io.storage.Storages.open(file,
-            new org.pario.io.storage.StorageProvider.Request(true, false, false, false))) {
+        try (Storage st = Storages.open(file,
+            new StorageProvider.Request(true, false, false, false))) {
             for (int i = comm.rank(); i < n; i += comm.size()) {
                 final long from = a.offset() - shift + i * chunk;
                 final int len = (int) Math.min(chunk, a.bytes() - i * chunk);
@@ -523,7 +508,7 @@ public final class Checkpoint {
                     + location + ": " + e, e);
             }
         }
-        agree(comm, failure);
+        Agreement.agree(comm, failure);
         final byte[] mine = comm.rank() == 0 ? text.getBytes(StandardCharsets.UTF_8) : null;
         final long[] length = {mine == null ? 0 : mine.length};
         comm.bcast(length, 1, Datatype.LONG, 0);
@@ -547,8 +532,8 @@ public final class Checkpoint {
     }
 
     private static String readHeaderText(final String file) throws IOException {
-        try (org.pario.io.storage.Storage ch = org.pario.io.storage.Storages.open(file,
-            new org.pario.io.storage.StorageProvider.Request(true, false, false, false))) {
+        try (Storage ch = Storages.open(file,
+            new StorageProvider.Request(true, false, false, false))) {
             final ByteBuffer prefix = ByteBuffer.allocate(PREFIX).order(ByteOrder.LITTLE_ENDIAN);
             ch.read(0, prefix);
             final byte[] magic = new byte[MAGIC.length];
@@ -662,7 +647,7 @@ public final class Checkpoint {
      */
     public static void restore(final Communicator comm, final String location, final String name,
                                final DistributedArray.Local part, final Object buffer, final Hints hints) {
-        restore(comm, location, name, part, buffer, hints, org.pario.io.Progress.NONE);
+        restore(comm, location, name, part, buffer, hints, Progress.NONE);
     }
 
     /**
@@ -673,7 +658,7 @@ public final class Checkpoint {
      */
     public static void restore(final Communicator comm, final String location, final String name,
                                final DistributedArray.Local part, final Object buffer, final Hints hints,
-                               final org.pario.io.Progress progress) {
+                               final Progress progress) {
         final Header h = info(comm, location);
         Throwable failure = null;
         ArrayInfo a = null;
@@ -690,7 +675,7 @@ public final class Checkpoint {
         } catch (ParioException e) {
             failure = e;
         }
-        agree(comm, failure);
+        Agreement.agree(comm, failure);
         verify(comm, location, h, a);
         try (ParallelFile f = ParallelFile.open(comm, location, EnumSet.of(Mode.RDONLY), hints)) {
             final Datatype el = part.array().element();
@@ -722,7 +707,7 @@ public final class Checkpoint {
         } catch (IOException e) {
             failure = new ParioException(ErrorCategory.IO, "checkpoint " + location + ": " + e, e);
         }
-        agree(comm, failure);
+        Agreement.agree(comm, failure);
         int bad = 0;
         int first = -1;
         for (int i = 0; i < sums.length; i++) {
