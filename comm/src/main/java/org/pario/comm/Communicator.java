@@ -237,6 +237,36 @@ public final class Communicator implements AutoCloseable {
         }
     }
 
+    /**
+     * {@code MPI_Abort}: leaves the job after an error that this rank cannot recover from. Every pending and later
+     * operation of the other ranks that involves this one fails, naming this rank and {@code reason}, instead of
+     * waiting for messages that will never come; then this communicator is closed. Call it where a rank gives
+     * up, so that the others fail with the real cause:
+     *
+     * <pre>{@code
+     * try (Communicator world = Pario.init()) {
+     *     try {
+     *         compute(world);
+     *     } catch (RuntimeException e) {
+     *         world.abort(e.toString());
+     *         throw e;
+     *     }
+     * }
+     * }</pre>
+     *
+     * (A rank that leaves after one of its own operations failed because a peer was gone tells the others that
+     * first error by itself.)
+     *
+     * @param reason why this rank gives up
+     */
+    public void abort(final String reason) {
+        if (closed) {
+            return;
+        }
+        fabric.abort(group[rank], reason == null ? "no reason given" : reason);
+        close();
+    }
+
     int agreeContext() {
         final long[] mine = {state.nextContext.get()};
         final long[] max = new long[1];

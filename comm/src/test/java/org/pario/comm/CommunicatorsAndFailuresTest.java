@@ -96,6 +96,59 @@ class CommunicatorsAndFailuresTest {
         assertEquals(3, named, "ranks 1, 2 and 4 (rank 0 is the exception itself)");
     }
 
+    /**
+     * Over TCP a rank whose code throws leaves with a plain goodbye (its communicator is closed on the way out):
+     * ranks waiting for it directly fail because it finished, and ranks waiting on those fail with the first
+     * loss their peer reports, so every error names the rank that left.
+     */
+    @Test
+    void overTcpARankThatLeavesMidCollectiveFailsEveryOtherRankNamingIt() {
+        final List<String> errors = Transport.TCP.call(5, world -> {
+            if (world.rank() == 3) {
+                world.close();
+                return "left";
+            }
+            try {
+                final long[] out = new long[1];
+                world.allreduce(new long[] {1}, out, 1, Datatype.LONG, Op.SUM);
+                return "completed";
+            } catch (ParioException e) {
+                return e.getMessage();
+            }
+        });
+        for (int r = 0; r < 5; r++) {
+            if (r != 3) {
+                assertTrue(errors.get(r).contains("rank 3 finished without sending"), r + ": " + errors.get(r));
+            }
+        }
+    }
+
+    @Test
+    void abortFailsEveryOtherRankWithTheReasonOverBothTransports() {
+        for (final Transport t : Transport.values()) {
+            final List<String> errors = t.call(4, world -> {
+                if (world.rank() == 2) {
+                    world.abort("disk on fire");
+                    return "aborted";
+                }
+                try {
+                    world.barrier();
+                    world.bcast(new int[1], 1, Datatype.INT, 2);
+                    return "completed";
+                } catch (ParioException e) {
+                    return e.getMessage();
+                }
+            });
+            for (int r = 0; r < 4; r++) {
+                if (r != 2) {
+                    assertTrue(errors.get(r).contains("rank 2 failed: it aborted: disk on fire")
+                        || errors.get(r).contains("it left after an error: rank 2 failed: it aborted: disk on fire"),
+                        t + " rank " + r + ": " + errors.get(r));
+                }
+            }
+        }
+    }
+
     @Test
     void aReceiveNoRemainingRankCanSatisfyFailsInsteadOfHanging() {
         final ParioException e = assertThrows(ParioException.class, () -> LocalCluster.run(2, world -> {

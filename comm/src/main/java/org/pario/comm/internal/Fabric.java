@@ -16,6 +16,8 @@ import org.pario.ParioException;
 public abstract class Fabric {
     /** Per world rank: null while it runs, otherwise why it is gone (a failure, or a normal finish). */
     private final AtomicReferenceArray<Departure> departed;
+    /** The first error a local operation got because a peer was gone: what this rank tells the others it leaves after. */
+    private volatile ParioException firstLoss;
 
     /** Why a rank left: its failure, or null for a normal finish. */
     private record Departure(Throwable failure) {
@@ -89,6 +91,34 @@ public abstract class Fabric {
 
     /** @return why a posted receive can no longer be satisfied, or null if it still can */
     ParioException unreachable(final Endpoint.Posted p, final int self) {
+        final ParioException e = whyUnreachable(p, self);
+        if (e != null && firstLoss == null) {
+            firstLoss = e;
+        }
+        return e;
+    }
+
+    /**
+     * @return the first error a local operation got because a peer was gone, or null: a rank that leaves after
+     *         one tells the others (they may be waiting for a message this rank will now never send)
+     */
+    public final ParioException firstLoss() {
+        return firstLoss;
+    }
+
+    /**
+     * Leaves the job after an error ({@code MPI_Abort}): every pending and later operation of the other ranks that
+     * involves this one fails with {@code reason}. The in-JVM fabric records this rank as failed; transports
+     * tell their peers.
+     *
+     * @param worldRank the leaving rank
+     * @param reason    why, for the other ranks' errors
+     */
+    public void abort(final int worldRank, final String reason) {
+        depart(worldRank, new java.io.IOException("it aborted: " + reason));
+    }
+
+    private ParioException whyUnreachable(final Endpoint.Posted p, final int self) {
         if (p.group == null) {
             return null;
         }

@@ -21,6 +21,7 @@ import org.pario.comm.internal.MessageAccess;
  * DATA   magic:int 2:byte context:int source:int tag:int typeLength:short type:utf8 length:long payload:bytes
  * BYE    magic:int 3:byte                                             the sender is finishing normally
  * BEAT   magic:int 4:byte                                             the sender is alive (sent when idle)
+ * ABORT  magic:int 5:byte length:short reason:utf8                     the sender leaves after an error
  * </pre>
  * All integers are big-endian. The decoder never aggregates a payload in Netty buffers: it copies it straight
  * into the message's own chunks as bytes arrive, so a message costs its size once whatever its length.
@@ -31,6 +32,9 @@ final class Frames {
     static final byte DATA = 2;
     static final byte BYE = 3;
     static final byte HEARTBEAT = 4;
+    static final byte ABORT = 5;
+    /** Longest abort reason sent, in characters (its UTF-8 form stays within {@link #MAX_SHORT_FIELD}). */
+    private static final int MAX_REASON_CHARS = 300;
     /** Longest basic-type name or token accepted. */
     static final int MAX_SHORT_FIELD = 1024;
 
@@ -43,6 +47,10 @@ final class Frames {
 
     /** A peer's announcement that it finishes normally. */
     record Bye() {
+    }
+
+    /** A peer's announcement that it leaves after an error, and why: its pending peers must fail. */
+    record Abort(String reason) {
     }
 
     /** A peer's sign of life on an idle connection. */
@@ -61,6 +69,12 @@ final class Frames {
 
     static ByteBuf bye(final ByteBufAllocator alloc) {
         return alloc.buffer(5).writeInt(MAGIC).writeByte(BYE);
+    }
+
+    static ByteBuf abort(final ByteBufAllocator alloc, final String reason) {
+        final String text = reason.length() > MAX_REASON_CHARS ? reason.substring(0, MAX_REASON_CHARS) + "..." : reason;
+        final byte[] utf8 = text.getBytes(StandardCharsets.UTF_8);
+        return alloc.buffer(7 + utf8.length).writeInt(MAGIC).writeByte(ABORT).writeShort(utf8.length).writeBytes(utf8);
     }
 
     /**
@@ -154,6 +168,21 @@ final class Frames {
                         out.add(new Hello(rank, token));
                     }
                     case BYE -> out.add(new Bye());
+                    case ABORT -> {
+                        if (in.readableBytes() < 2) {
+                            in.resetReaderIndex();
+                            return;
+                        }
+                        final int length = in.readUnsignedShort();
+                        if (length > MAX_SHORT_FIELD) {
+                            throw new TooLongFrameException("abort reason of " + length + " bytes");
+                        }
+                        if (in.readableBytes() < length) {
+                            in.resetReaderIndex();
+                            return;
+                        }
+                        out.add(new Abort(in.readCharSequence(length, StandardCharsets.UTF_8).toString()));
+                    }
                     case HEARTBEAT -> out.add(new Heartbeat());
                     case DATA -> {
                         if (in.readableBytes() < 14) {

@@ -219,15 +219,34 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
             });
     }
 
-    /** Says goodbye to every peer and closes every connection. */
+    /** Tells every peer that this rank leaves after an error, then closes every connection. */
+    @Override
+    public void abort(final int worldRank, final String reason) {
+        if (worldRank != rank) {
+            throw new IllegalArgumentException("rank " + worldRank + " does not live in this JVM (rank " + rank + ")");
+        }
+        leave("it aborted: " + reason);
+    }
+
+    /**
+     * Says goodbye to every peer and closes every connection. A rank that got an error because a peer was gone
+     * leaves with that error instead of a goodbye: ranks waiting for its messages then fail naming the first
+     * loss, not just this rank's departure.
+     */
     @Override
     public void close() {
+        final ParioException loss = firstLoss();
+        leave(loss == null ? null : "it left after an error: " + loss.getMessage());
+    }
+
+    private void leave(final String abortReason) {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
         for (final Channel ch : outbound) {
             if (ch != null && ch.isActive()) {
-                ch.writeAndFlush(Frames.bye(ch.alloc())).addListener(f -> ch.close());
+                ch.writeAndFlush(abortReason == null ? Frames.bye(ch.alloc()) : Frames.abort(ch.alloc(), abortReason))
+                    .addListener(f -> ch.close());
             }
         }
         for (final Channel ch : outbound) {
@@ -315,6 +334,9 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
             } else if (msg instanceof Frames.Bye) {
                 ctx.channel().attr(SAID_BYE).set(true);
                 depart(peer, null);
+            } else if (msg instanceof Frames.Abort a) {
+                ctx.channel().attr(SAID_BYE).set(true);
+                depart(peer, new IOException(a.reason()));
             }
         }
 
