@@ -24,6 +24,14 @@ import org.pario.ParioException;
 final class Rendezvous {
     private static final System.Logger LOG = System.getLogger(Rendezvous.class.getName());
     private static final int MAGIC = 0x50617230;
+    /** Rank 0's answer to a registration: the address table follows, or why the start failed. */
+    private static final int TABLE = 0;
+    private static final int FAILED = 1;
+    /**
+     * How much longer than its own start-up bound a registered rank waits for rank 0's answer: rank 0 may have
+     * started later, and its verdict (the table, or which ranks did not arrive) should reach everyone.
+     */
+    private static final long VERDICT_GRACE_MILLIS = 5000;
 
     private Rendezvous() {
     }
@@ -40,14 +48,14 @@ final class Rendezvous {
             while (count < size) {
                 final long left = deadline - System.currentTimeMillis();
                 if (left <= 0) {
-                    throw missing(table);
+                    throw tellMissing(table, registered);
                 }
                 server.setSoTimeout((int) Math.min(Integer.MAX_VALUE, left));
                 final Socket s;
                 try {
                     s = server.accept();
                 } catch (SocketTimeoutException e) {
-                    throw missing(table);
+                    throw tellMissing(table, registered);
                 }
                 s.setSoTimeout(5000);
                 try {
@@ -83,6 +91,7 @@ final class Rendezvous {
             }
             for (final Socket s : registered) {
                 final DataOutputStream out = new DataOutputStream(s.getOutputStream());
+                out.writeInt(TABLE);
                 for (final InetSocketAddress a : table) {
                     out.writeUTF(a.getHostString());
                     out.writeInt(a.getPort());
@@ -95,6 +104,22 @@ final class Rendezvous {
                 s.close();
             }
         }
+    }
+
+    /** The start failed: tells every registered rank which ranks did not arrive, so all fail with one error. */
+    private static ParioException tellMissing(final InetSocketAddress[] table, final List<Socket> registered) {
+        final ParioException e = missing(table);
+        for (final Socket s : registered) {
+            try {
+                final DataOutputStream out = new DataOutputStream(s.getOutputStream());
+                out.writeInt(FAILED);
+                out.writeUTF(e.getMessage());
+                out.flush();
+            } catch (IOException ignored) {
+                // that rank is gone too; it fails on its own
+            }
+        }
+        return e;
     }
 
     private static ParioException missing(final InetSocketAddress[] table) {
@@ -116,7 +141,7 @@ final class Rendezvous {
         while (System.currentTimeMillis() < deadline) {
             try (Socket s = new Socket()) {
                 s.connect(coordinator, (int) Math.max(1, Math.min(2000, deadline - System.currentTimeMillis())));
-                s.setSoTimeout((int) Math.max(1, deadline - System.currentTimeMillis()));
+                s.setSoTimeout((int) Math.max(1, deadline - System.currentTimeMillis() + VERDICT_GRACE_MILLIS));
                 final DataOutputStream out = new DataOutputStream(s.getOutputStream());
                 out.writeInt(MAGIC);
                 out.writeShort(token.length);
@@ -126,6 +151,14 @@ final class Rendezvous {
                 out.writeInt(mine.getPort());
                 out.flush();
                 final DataInputStream in = new DataInputStream(s.getInputStream());
+                final int verdict = in.readInt();
+                if (verdict == FAILED) {
+                    throw new ParioException(ErrorCategory.TIMEOUT, in.readUTF());
+                }
+                if (verdict != TABLE) {
+                    throw new ParioException(ErrorCategory.TRANSPORT, "start-up: rank " + rank + " got an answer "
+                        + "from " + coordinator + " that is not Pario's rendezvous");
+                }
                 final InetSocketAddress[] table = new InetSocketAddress[size];
                 for (int r = 0; r < size; r++) {
                     table[r] = new InetSocketAddress(in.readUTF(), in.readInt());
@@ -145,7 +178,7 @@ final class Rendezvous {
             }
         }
         throw new ParioException(ErrorCategory.TIMEOUT, "start-up: rank " + rank + " could not reach the coordinator "
-            + coordinator + " in time" + (last == null ? "" : ": " + last.getMessage()), last);
+            + coordinator + " in time" + (last == null ? "" : ": " + last), last);
     }
 
     static byte[] utf8(final String s) {

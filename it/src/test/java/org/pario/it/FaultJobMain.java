@@ -1,0 +1,189 @@
+package org.pario.it;
+
+import java.nio.file.Path;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+
+import org.pario.ParioException;
+import org.pario.comm.Communicator;
+import org.pario.comm.Op;
+import org.pario.comm.Pario;
+import org.pario.datatypes.DataRepresentation;
+import org.pario.datatypes.Datatype;
+import org.pario.datatypes.Order;
+import org.pario.io.Hints;
+import org.pario.io.Mode;
+import org.pario.io.ParallelFile;
+import org.pario.io.array.Checkpoint;
+import org.pario.io.array.Dist;
+import org.pario.io.array.DistributedArray;
+
+/**
+ * A rank of the fault campaign ({@link FaultCampaign}). Usage: {@code FaultJobMain MODE DIR VICTIM THROW_AT}.
+ * Modes: {@code reduce} (allreduces), {@code write} (collective writes, each read back and checked), {@code read}
+ * (collective reads of a file written once), {@code checkpoint} (checkpoints of one array, one after another)
+ * loop until the campaign injects a fault; in {@code reduce}, rank VICTIM throws at iteration THROW_AT when
+ * it is positive. {@code diskfull} writes a small checkpoint and then one too large for the file system;
+ * {@code permission} writes a checkpoint that one rank may not write. Prints {@code rank R ready} after the first
+ * iteration, {@code rank R begin} before an operation expected to fail, then {@code rank R failed: MESSAGE}
+ * (exit 3), {@code rank R wrong: WHAT} (exit 4) or {@code rank R ok}.
+ */
+public final class FaultJobMain {
+    /** Elements of the arrays written and read: 8 MiB of doubles. */
+    static final int ELEMENTS = 1 << 20;
+    /** Hints of every collective access: every rank aggregates, in 1 MiB rounds, so a fault hits an aggregator. */
+    static final Map<String, String> HINTS = Map.of("romio_cb_write", "enable", "romio_cb_read", "enable",
+        "cb_config_list", "*:*", "cb_buffer_size", "1048576");
+
+    private FaultJobMain() {
+    }
+
+    public static void main(final String[] args) {
+        final String mode = args[0];
+        final Path dir = Path.of(args[1]);
+        final int victim = Integer.parseInt(args[2]);
+        final int throwAt = Integer.parseInt(args[3]);
+        // until start-up succeeds, the rank its launcher gave it
+        int rank = Integer.parseInt(System.getenv().getOrDefault("PARIO_RANK", "-1"));
+        try (Communicator world = Pario.init()) {
+            rank = world.rank();
+            switch (mode) {
+                case "reduce" -> reduce(world, victim, throwAt);
+                case "write" -> write(world, dir.resolve("array").toString(), true);
+                case "read" -> write(world, dir.resolve("array").toString(), false);
+                case "checkpoint" -> checkpoints(world, dir.resolve("ckpt").toString());
+                case "diskfull" -> diskFull(world, dir.resolve("ckpt").toString());
+                case "permission" -> {
+                    say(world, "begin");
+                    Checkpoint.write(world, dir.resolve("ckpt").toString(), entries(world, 0), Map.of("iteration", "0"),
+                        Hints.of(HINTS));
+                }
+                default -> throw new IllegalArgumentException("unknown mode " + mode);
+            }
+            say(world, "ok");
+        } catch (ParioException e) {
+            System.out.println("rank " + rank + " failed: " + e.getMessage());
+            System.out.flush();
+            Runtime.getRuntime().halt(3);
+        } catch (WrongData e) {
+            System.out.println("rank " + rank + " wrong: " + e.getMessage());
+            System.out.flush();
+            Runtime.getRuntime().halt(4);
+        }
+    }
+
+    /** A check that found data other than what was written. */
+    static final class WrongData extends RuntimeException {
+        WrongData(final String what) {
+            super(what);
+        }
+    }
+
+    private static void say(final Communicator world, final String what) {
+        System.out.println("rank " + world.rank() + " " + what);
+        System.out.flush();
+    }
+
+    private static void reduce(final Communicator world, final int victim, final int throwAt) {
+        final int n = world.size();
+        final double[] in = new double[1024];
+        final double[] out = new double[1024];
+        for (int i = 0; ; i++) {
+            if (world.rank() == victim && throwAt > 0 && i == throwAt) {
+                say(world, "throwing");
+                throw new IllegalStateException("rank " + victim + " gives up on purpose");
+            }
+            for (int k = 0; k < in.length; k++) {
+                in[k] = world.rank() + i + k;
+            }
+            world.allreduce(in, out, in.length, Datatype.DOUBLE, Op.SUM);
+            for (int k = 0; k < out.length; k++) {
+                if (out[k] != (double) n * (n - 1) / 2 + (double) n * (i + k)) {
+                    throw new WrongData("allreduce " + i + " element " + k + " is " + out[k]);
+                }
+            }
+            if (i == 0) {
+                say(world, "ready");
+            }
+        }
+    }
+
+    /** The CYCLIC(1) darray of {@link #ELEMENTS} doubles over the ranks: what {@code write} and {@code read} use. */
+    private static Datatype cyclic(final Communicator world) {
+        return Datatype.darray(world.size(), world.rank(), new long[] {ELEMENTS},
+            new org.pario.datatypes.Distribution[] {org.pario.datatypes.Distribution.CYCLIC},
+            new long[] {Datatype.DISTRIBUTE_DFLT_DARG}, new long[] {world.size()}, Order.C, Datatype.DOUBLE);
+    }
+
+    /**
+     * Writes iteration-stamped values collectively and reads them back, again and again ({@code rewrite}), or
+     * writes once and then only reads.
+     */
+    private static void write(final Communicator world, final String file, final boolean rewrite) {
+        final int n = world.size();
+        final int r = world.rank();
+        final Datatype view = cyclic(world);
+        final double[] mine = new double[(int) (view.size() / 8)];
+        final double[] back = new double[mine.length];
+        try (ParallelFile f = ParallelFile.open(world, file, EnumSet.of(Mode.CREATE, Mode.RDWR), Hints.of(HINTS))) {
+            f.setView(0, Datatype.DOUBLE, view, DataRepresentation.NATIVE);
+            for (int i = 0; ; i++) {
+                final int stamp = rewrite ? i : 0;
+                if (rewrite || i == 0) {
+                    for (int k = 0; k < mine.length; k++) {
+                        mine[k] = stamp * 1e7 + (double) k * n + r;
+                    }
+                    f.writeAtAll(0, mine, mine.length, Datatype.DOUBLE);
+                }
+                f.readAtAll(0, back, back.length, Datatype.DOUBLE);
+                for (int k = 0; k < back.length; k++) {
+                    if (back[k] != stamp * 1e7 + (double) k * n + r) {
+                        throw new WrongData("iteration " + i + ": element " + ((long) k * n + r) + " reads "
+                            + back[k]);
+                    }
+                }
+                if (i == 0) {
+                    say(world, "ready");
+                }
+            }
+        }
+    }
+
+    /** The checkpointed array: {@code elements} doubles, BLOCK over the ranks. */
+    static DistributedArray array(final int ranks, final long elements) {
+        return DistributedArray.of(new long[] {elements}, Datatype.DOUBLE, new Dist[] {Dist.block()}, null, ranks,
+            Order.C);
+    }
+
+    /** One array "a" whose element i holds {@code iteration * 1e7 + i}: a restored checkpoint tells its iteration. */
+    private static List<Checkpoint.Entry> entries(final Communicator world, final int iteration, final long elements) {
+        final DistributedArray.Local part = array(world.size(), elements).local(world.rank());
+        final double[] v = new double[(int) part.count()];
+        for (int k = 0; k < v.length; k++) {
+            v[k] = iteration * 1e7 + part.globalLinear(k);
+        }
+        return List.of(new Checkpoint.Entry("a", part, v));
+    }
+
+    private static List<Checkpoint.Entry> entries(final Communicator world, final int iteration) {
+        return entries(world, iteration, ELEMENTS);
+    }
+
+    private static void checkpoints(final Communicator world, final String file) {
+        for (int i = 0; ; i++) {
+            Checkpoint.write(world, file, entries(world, i), Map.of("iteration", Integer.toString(i)),
+                Hints.of(HINTS));
+            if (i == 0) {
+                say(world, "ready");
+            }
+        }
+    }
+
+    /** A 1 MiB checkpoint that fits, then a 16 MiB one that does not. */
+    private static void diskFull(final Communicator world, final String file) {
+        Checkpoint.write(world, file, entries(world, 0, 1 << 17), Map.of("iteration", "0"), Hints.of(HINTS));
+        say(world, "begin");
+        Checkpoint.write(world, file, entries(world, 1, 2L << 20), Map.of("iteration", "1"), Hints.of(HINTS));
+    }
+}
