@@ -39,7 +39,8 @@ import org.pario.ParioException;
  * job name, so ranks of another job are refused. {@code PARIO_BIND} chooses the interface to bind (default all,
  * advertised as {@code PARIO_HOST} or this host's name), {@code PARIO_STARTUP_TIMEOUT} the start-up bound in
  * seconds (default 60), {@code PARIO_FAILURE_TIMEOUT} how many seconds a silent peer may stay silent before
- * it counts as failed (default 10; idle connections carry heartbeats at a fifth of it).
+ * it counts as failed (default 10; idle connections carry heartbeats at a fifth of it). {@code PARIO_TLS_KEYSTORE}
+ * with {@code PARIO_TLS_PASSWORD} or {@code PARIO_TLS_PASSWORD_FILE} turns on TLS between the ranks ({@link Tls}).
  *
  * @param rank           this rank
  * @param size           number of ranks
@@ -52,9 +53,11 @@ import org.pario.ParioException;
  * @param startupTimeout how long start-up may take
  * @param failureTimeout how long a silent peer (no message, no heartbeat) may stay silent before it counts as
  *                       failed; bounds how long any operation can wait on a hung or unreachable rank
+ * @param tls            TLS between the ranks, or null for plain TCP
  */
 public record Bootstrap(int rank, int size, String coordinator, Path rendezvousDir, String job, String token,
-                        String bindHost, String advertisedHost, Duration startupTimeout, Duration failureTimeout) {
+                        String bindHost, String advertisedHost, Duration startupTimeout, Duration failureTimeout,
+                        Tls tls) {
     /** Validates the fields. */
     public Bootstrap {
         if (size < 1 || rank < 0 || rank >= size) {
@@ -65,6 +68,14 @@ public record Bootstrap(int rank, int size, String coordinator, Path rendezvousD
         Objects.requireNonNull(token, "token");
         Objects.requireNonNull(startupTimeout, "startupTimeout");
         Objects.requireNonNull(failureTimeout, "failureTimeout");
+    }
+
+    /** Plain TCP. */
+    public Bootstrap(final int rank, final int size, final String coordinator, final Path rendezvousDir,
+                     final String job, final String token, final String bindHost, final String advertisedHost,
+                     final Duration startupTimeout, final Duration failureTimeout) {
+        this(rank, size, coordinator, rendezvousDir, job, token, bindHost, advertisedHost, startupTimeout,
+            failureTimeout, null);
     }
 
     /** The defaults for what the environment does not say: 60 s to start, 10 s of silence before a failure. */
@@ -127,7 +138,7 @@ public record Bootstrap(int rank, int size, String coordinator, Path rendezvousD
         final Duration failure = env.get("PARIO_FAILURE_TIMEOUT") == null ? Duration.ofSeconds(10)
             : Duration.ofMillis(Math.round(1000 * decimal(env, "PARIO_FAILURE_TIMEOUT")));
         return new Bootstrap(rank, size, coordinator, dir, job, token, bind, host, Duration.ofSeconds(timeout),
-            failure);
+            failure, Tls.fromEnvironment(env));
     }
 
     private static int integer(final Map<String, String> env, final String name) {

@@ -6,6 +6,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import org.pario.comm.internal.tcp.TcpConfig;
 import org.pario.comm.internal.tcp.TcpFabric;
+import org.pario.comm.internal.tcp.TlsContexts;
 
 /**
  * Entry point for a rank that runs in its own JVM: joins the job and returns the world communicator, whose
@@ -43,7 +44,8 @@ public final class Pario {
         final TcpFabric fabric = TcpFabric.start(new TcpConfig(b.rank(), b.size(),
             b.token().getBytes(java.nio.charset.StandardCharsets.UTF_8), b.coordinatorBind(), b::lookup, b::publish,
             b.bindHost(), b.advertisedHost(), b.startupTimeout().toMillis(), MAX_MESSAGE,
-            Math.max(1, b.failureTimeout().toMillis() / 5), b.failureTimeout().toMillis()));
+            Math.max(1, b.failureTimeout().toMillis() / 5), b.failureTimeout().toMillis(),
+            b.tls() == null ? null : TlsContexts.load(b.tls().keyStore(), b.tls().password().toCharArray())));
         if (b.rank() == 0) {
             b.unpublish();
         }

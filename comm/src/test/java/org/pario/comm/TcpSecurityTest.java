@@ -71,4 +71,49 @@ class TcpSecurityTest {
             return null;
         });
     }
+
+    /** The rendezvous port binds to PARIO_BIND too: while rank 0 waits for the others, 127.0.0.2 finds nothing. */
+    @Test
+    void theRendezvousListensOnTheChosenInterfaceOnly() throws Exception {
+        final int port;
+        try (java.net.ServerSocket free = new java.net.ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
+            port = free.getLocalPort();
+        }
+        final String job = "bind-" + java.util.UUID.randomUUID();
+        final java.util.concurrent.ConcurrentHashMap<Integer, Object> results = new java.util.concurrent.ConcurrentHashMap<>();
+        final Thread[] ranks = new Thread[2];
+        for (int r = 0; r < 2; r++) {
+            final int rank = r;
+            ranks[r] = new Thread(() -> {
+                try (Communicator world = Pario.init(new Bootstrap(rank, 2, "127.0.0.1:" + port, null, job, "t-" + job,
+                    "127.0.0.1", "127.0.0.1", java.time.Duration.ofSeconds(30)))) {
+                    final long[] sum = new long[1];
+                    world.allreduce(new long[] {1}, sum, 1, Datatype.LONG, Op.SUM);
+                    results.put(rank, sum[0]);
+                } catch (RuntimeException e) {
+                    results.put(rank, e);
+                }
+            });
+        }
+        ranks[0].start();
+        // rank 0 alone: its rendezvous listens (on 127.0.0.1) until rank 1 arrives
+        final long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
+        boolean listening = false;
+        while (!listening && System.nanoTime() < deadline) {
+            try (Socket probe = new Socket()) {
+                probe.connect(new InetSocketAddress("127.0.0.1", port), 1000);
+                listening = true;
+            } catch (java.io.IOException e) {
+                Thread.sleep(20);
+            }
+        }
+        assertEquals(true, listening, "rank 0's rendezvous listens on 127.0.0.1:" + port);
+        org.junit.jupiter.api.Assertions.assertThrows(java.net.ConnectException.class,
+            () -> new Socket("127.0.0.2", port).close());
+        ranks[1].start();
+        ranks[0].join();
+        ranks[1].join();
+        assertEquals(2L, results.get(0), "rank 0: " + results.get(0));
+        assertEquals(2L, results.get(1), "rank 1: " + results.get(1));
+    }
 }

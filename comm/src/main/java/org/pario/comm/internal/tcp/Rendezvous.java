@@ -134,12 +134,12 @@ final class Rendezvous {
 
     /** Ranks other than 0: register with the coordinator (retrying until it listens) and receive the table. */
     static InetSocketAddress[] join(final InetSocketAddress coordinator, final int rank, final int size,
-                                    final byte[] token, final InetSocketAddress mine, final long timeoutMillis)
-        throws IOException {
+                                    final byte[] token, final InetSocketAddress mine, final long timeoutMillis,
+                                    final javax.net.SocketFactory sockets) throws IOException {
         final long deadline = System.currentTimeMillis() + timeoutMillis;
         IOException last = null;
         while (System.currentTimeMillis() < deadline) {
-            try (Socket s = new Socket()) {
+            try (Socket s = sockets.createSocket()) {
                 s.connect(coordinator, (int) Math.max(1, Math.min(2000, deadline - System.currentTimeMillis())));
                 s.setSoTimeout((int) Math.max(1, deadline - System.currentTimeMillis() + VERDICT_GRACE_MILLIS));
                 final DataOutputStream out = new DataOutputStream(s.getOutputStream());

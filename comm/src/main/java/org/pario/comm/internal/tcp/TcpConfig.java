@@ -19,11 +19,12 @@ import java.util.function.Supplier;
  * @param maxMessageBytes      the largest message accepted from a peer
  * @param heartbeatMillis      a connection idle this long carries a heartbeat
  * @param failureTimeoutMillis a peer silent this long (no data, no heartbeat) is declared failed
+ * @param tls                  TLS for every connection, or null for plain TCP
  */
 public record TcpConfig(int rank, int size, byte[] token, InetSocketAddress coordinator,
                         Supplier<InetSocketAddress> coordinatorLookup, Consumer<InetSocketAddress> onCoordinatorBound,
                         String bindHost, String advertisedHost, long startupTimeoutMillis, long maxMessageBytes,
-                        long heartbeatMillis, long failureTimeoutMillis) {
+                        long heartbeatMillis, long failureTimeoutMillis, TlsContexts tls) {
     InetSocketAddress resolveCoordinator() {
         return coordinatorLookup == null ? coordinator : coordinatorLookup.get();
     }

@@ -94,6 +94,9 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(final SocketChannel ch) {
+                        if (config.tls() != null) {
+                            ch.pipeline().addLast(config.tls().server().newHandler(ch.alloc()));
+                        }
                         ch.pipeline().addLast(
                             new IdleStateHandler(config.failureTimeoutMillis(), 0, 0, TimeUnit.MILLISECONDS),
                             new Frames.Decoder(config.maxMessageBytes()), new Inbound(config.failureTimeoutMillis()));
@@ -126,7 +129,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
             return new InetSocketAddress[] {mine};
         }
         if (rank == 0) {
-            try (ServerSocket coordinator = new ServerSocket()) {
+            try (ServerSocket coordinator = serverSocket(config)) {
                 coordinator.setReuseAddress(true);
                 coordinator.bind(config.coordinator());
                 config.onCoordinatorBound().accept(
@@ -135,7 +138,19 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
             }
         }
         return Rendezvous.join(config.resolveCoordinator(), rank, config.size(), token, mine,
-            config.startupTimeoutMillis());
+            config.startupTimeoutMillis(), config.tls() == null ? javax.net.SocketFactory.getDefault()
+                : config.tls().jdk().getSocketFactory());
+    }
+
+    /** The rendezvous socket: TLS with client authentication when the job uses TLS. */
+    private static ServerSocket serverSocket(final TcpConfig config) throws IOException {
+        if (config.tls() == null) {
+            return new ServerSocket();
+        }
+        final javax.net.ssl.SSLServerSocket s = (javax.net.ssl.SSLServerSocket) config.tls().jdk()
+            .getServerSocketFactory().createServerSocket();
+        s.setNeedClientAuth(true);
+        return s;
     }
 
     private void connectAll(final TcpConfig config, final InetSocketAddress[] table) {
@@ -147,6 +162,9 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
             .handler(new ChannelInitializer<SocketChannel>() {
                 @Override
                 protected void initChannel(final SocketChannel ch) {
+                    if (config.tls() != null) {
+                        ch.pipeline().addLast(config.tls().client().newHandler(ch.alloc()));
+                    }
                     ch.pipeline().addLast(new IdleStateHandler(0, config.heartbeatMillis(), 0, TimeUnit.MILLISECONDS),
                         new Outbound());
                 }
