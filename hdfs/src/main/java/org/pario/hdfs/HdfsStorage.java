@@ -144,49 +144,121 @@ final class HdfsStorage implements Storage {
         return new Path(path.getParent(), "." + path.getName() + ".pario-part-" + index);
     }
 
+    /** The bytes of part {@code index} that top up the file's partial last block: appended to the file at commit. */
+    private Path fillPath(final int index) {
+        return new Path(path.getParent(), "." + path.getName() + ".pario-part-" + index + "-fill");
+    }
+
+    /**
+     * A part that starts inside a block (the first part of a write to a file whose length is not a multiple of
+     * the block size) keeps the bytes up to the next block boundary in a fill file of their own and the rest in
+     * the part proper, created only once bytes reach it (concat refuses empty files). At commit the fill is
+     * appended to the file, so the file's last block is filled before the parts' whole blocks are joined to it.
+     */
     @Override
-    public Part openPart(final int index) throws IOException {
+    public Part openPart(final int index, final long start) throws IOException {
         final long block = preferredBlockSize();
-        final FSDataOutputStream out = fs.create(partPath(index), false, 1 << 16,
-            fs.getFileStatus(path).getReplication(), block);
+        final short replication = fs.getFileStatus(path).getReplication();
+        final long fill = start % block == 0 ? 0 : block - start % block;
         return new Part() {
+            private FSDataOutputStream filling = fill > 0 ? fs.create(fillPath(index), false, 1 << 16, replication,
+                block) : null;
+            private FSDataOutputStream out;
+            private long written;
+
             @Override
             public void append(final ByteBuffer data) throws IOException {
-                if (data.hasArray()) {
-                    out.write(data.array(), data.arrayOffset() + data.position(), data.remaining());
-                    data.position(data.limit());
-                } else {
-                    final byte[] b = new byte[data.remaining()];
-                    data.get(b);
-                    out.write(b);
+                while (data.hasRemaining()) {
+                    final FSDataOutputStream to;
+                    final int n;
+                    if (written < fill) {
+                        to = filling;
+                        n = (int) Math.min(data.remaining(), fill - written);
+                    } else {
+                        if (out == null) {
+                            out = fs.create(partPath(index), false, 1 << 16, replication, block);
+                        }
+                        to = out;
+                        n = data.remaining();
+                    }
+                    if (data.hasArray()) {
+                        to.write(data.array(), data.arrayOffset() + data.position(), n);
+                        data.position(data.position() + n);
+                    } else {
+                        final byte[] b = new byte[n];
+                        data.get(b);
+                        to.write(b);
+                    }
+                    written += n;
                 }
             }
 
             @Override
             public void close() throws IOException {
-                out.hsync();
-                out.close();
+                for (final FSDataOutputStream s : new FSDataOutputStream[] {filling, out}) {
+                    if (s != null) {
+                        s.hsync();
+                        s.close();
+                    }
+                }
             }
         };
     }
 
+    /**
+     * Joins the parts: first the fill (if the first part has one) is appended to the file, topping up its last
+     * block; then the parts are concatenated to it in one atomic NameNode step. If the concatenation fails after
+     * the fill was appended, the file is truncated back to its old length, so a failed write leaves it as it was
+     * (unless this process dies between the two steps: the file then holds the fill's bytes as well).
+     */
     @Override
     public void commitParts(final int[] indices) throws IOException {
         if (indices.length == 0) {
             return;
         }
-        final Path[] parts = new Path[indices.length];
-        for (int i = 0; i < indices.length; i++) {
-            parts[i] = partPath(indices[i]);
+        final long before = size();
+        final boolean filled = fs.exists(fillPath(indices[0]));
+        if (filled) {
+            try (FSDataInputStream from = fs.open(fillPath(indices[0]));
+                 FSDataOutputStream to = fs.append(path)) {
+                final byte[] buf = new byte[1 << 20];
+                for (int n; (n = from.read(buf)) > 0; ) {
+                    to.write(buf, 0, n);
+                }
+                to.hsync();
+            }
         }
-        // one atomic NameNode operation: the target gets the parts' blocks, the parts are gone
-        ((org.apache.hadoop.hdfs.DistributedFileSystem) fs).concat(path, parts);
+        final java.util.List<Path> parts = new java.util.ArrayList<>();
+        for (final int i : indices) {
+            if (fs.exists(partPath(i))) {
+                parts.add(partPath(i));
+            }
+        }
+        try {
+            if (!parts.isEmpty()) {
+                // one atomic NameNode operation: the target gets the parts' blocks, the parts are gone
+                ((org.apache.hadoop.hdfs.DistributedFileSystem) fs).concat(path, parts.toArray(new Path[0]));
+            }
+        } catch (IOException | RuntimeException e) {
+            if (filled) {
+                try {
+                    fs.truncate(path, before);
+                } catch (IOException | RuntimeException again) {
+                    e.addSuppressed(again);
+                }
+            }
+            throw e;
+        }
+        if (filled) {
+            fs.delete(fillPath(indices[0]), false);
+        }
     }
 
     @Override
     public void discardParts(final int[] indices) throws IOException {
         for (final int i : indices) {
             fs.delete(partPath(i), false);
+            fs.delete(fillPath(i), false);
         }
     }
 

@@ -129,6 +129,46 @@ class HdfsStorageTest {
         }
     }
 
+    /**
+     * Collective writes that append to a file whose last block is partial fill that block first (by append), then
+     * join whole blocks (by concat): every block of the file but the last stays whole, write after write.
+     */
+    @Test
+    void appendingCollectiveWritesFillThePartialLastBlockFirst() throws Exception {
+        final String file = base + "/grows.bin";
+        // three writes of 1.5, 2.25 and 0.3 MiB of ints, interleaved over 3 ranks, 2 aggregators, 256 KiB rounds
+        final long[] ints = {3 * 131072, 3 * 196608, 3 * 26214};
+        LocalCluster.run(3, comm -> {
+            try (ParallelFile f = ParallelFile.open(comm, file, EnumSet.of(Mode.CREATE, Mode.WRONLY), Hints.of(Map.of(
+                "cb_config_list", "*:*", "cb_nodes", "2", "cb_buffer_size", "262144")))) {
+                long at = 0;
+                for (int w = 0; w < ints.length; w++) {
+                    f.setView(at + 4L * comm.rank(), Datatype.INT, Datatype.resized(Datatype.INT, 0, 12),
+                        DataRepresentation.NATIVE);
+                    final int[] mine = new int[(int) (ints[w] / 3)];
+                    for (int k = 0; k < mine.length; k++) {
+                        mine[k] = (int) (at / 4) + 3 * k + comm.rank();
+                    }
+                    f.writeAll(mine, mine.length, Datatype.INT);
+                    at += 4 * ints[w];
+                }
+            }
+        });
+        final long total = 4 * (ints[0] + ints[1] + ints[2]);
+        final ByteBuffer b = ByteBuffer.wrap(raw("grows.bin")).order(ByteOrder.LITTLE_ENDIAN);
+        assertEquals(total, b.capacity());
+        for (int i = 0; i < total / 4; i++) {
+            assertEquals(i, b.getInt(4 * i), "int " + i);
+        }
+        final long[] blocks = Arrays.stream(fs.getFileBlockLocations(new Path("/pario/grows.bin"), 0, total))
+            .mapToLong(l -> l.getLength()).toArray();
+        assertEquals((total + (1 << 20) - 1) >> 20, blocks.length, Arrays.toString(blocks));
+        for (int i = 0; i + 1 < blocks.length; i++) {
+            assertEquals(1 << 20, blocks[i], "every block but the last is whole: " + Arrays.toString(blocks));
+        }
+        assertNoParts();
+    }
+
     @Test
     void writesThatHdfsCannotDoFailOnEveryRankAndSayWhy() throws Exception {
         final String file = base + "/appends.bin";

@@ -616,7 +616,7 @@ final class TwoPhase {
         try {
             if (mine) {
                 try {
-                    part[0] = storage.openPart(a);
+                    part[0] = storage.openPart(a, plan.bounds[a]);
                 } catch (IOException | RuntimeException e) {
                     failure = new ParioException(ErrorCategory.IO, "starting part " + a + " of " + storage.describe()
                         + " failed: " + e, e);

@@ -88,9 +88,12 @@ public interface Storage extends AutoCloseable {
      * Starts part {@code index} of a collective write (backends without {@link Capability#POSITIONAL_WRITE}).
      *
      * @param index the part's place among the parts of one write
+     * @param start the file offset the part's first byte will have: the end of the file for the first part,
+     *              a multiple of {@link #preferredBlockSize()} for the others (a backend may use it to top up
+     *              the file's partial last block before joining the parts)
      * @return the part, empty
      */
-    default Part openPart(final int index) throws IOException {
+    default Part openPart(final int index, final long start) throws IOException {
         throw new UnsupportedOperationException("this storage writes at any offset; it has no parts");
     }
 
