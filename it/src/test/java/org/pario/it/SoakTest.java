@@ -22,6 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
  * the heap after a full GC no larger at the end than at the start (within a margin). {@code bench/run-soak.sh}
  * runs it for longer.
  */
+// the bound of each soak is BOUND, which follows its length; the suite's default timeout would cut long ones short
+@org.junit.jupiter.api.Timeout(value = 2, unit = TimeUnit.HOURS)
 class SoakTest {
     private static final int SECONDS = Integer.getInteger("pario.soak.seconds", 5);
     /** The bound of each soak: its own length, start-up of 16 JVMs on 2 cores, and the final checks. */
