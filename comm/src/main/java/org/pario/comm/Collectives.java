@@ -64,27 +64,36 @@ final class Collectives {
          * waiting would never end.
          */
         Status join() {
-            while (!request.test()) {
+            while (true) {
                 try {
                     return request.join(MISMATCH_CHECK_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
                 } catch (ParioException e) {
+                    // also when the peer is gone: it may have left because it saw the mismatch first, and its
+                    // message of the other collective (sent before it left) names the real cause
+                    final ParioException mismatch = mismatch();
+                    if (mismatch != null) {
+                        throw mismatch;
+                    }
                     if (e.category() != ErrorCategory.TIMEOUT) {
                         throw e;
                     }
                 }
-                final int expectedCall = tag >>> 7;
-                final int seq = expectedCall >>> 5;
-                final org.pario.comm.internal.Message other = c.endpoint.peekWhere(c.collectiveContext, source,
-                    t -> (t >>> 12) == seq && ((t >>> 7) & 0x1F) != (expectedCall & 0x1F));
-                if (other != null) {
-                    final int theirs = (org.pario.comm.internal.MessageAccess.tag(other) >>> 7) & 0x1F;
-                    throw new ParioException(ErrorCategory.MISMATCH, "collective mismatch: this rank called "
-                        + OPERATIONS[expectedCall & 0x1F] + " where rank " + source + " called " + OPERATIONS[theirs]
-                        + " (collective call #" + seq + " on this communicator); every rank must call the same "
-                        + "collectives in the same order");
-                }
             }
-            return request.join();
+        }
+
+        private ParioException mismatch() {
+            final int expectedCall = tag >>> 7;
+            final int seq = expectedCall >>> 5;
+            final org.pario.comm.internal.Message other = c.endpoint.peekWhere(c.collectiveContext, source,
+                t -> (t >>> 12) == seq && ((t >>> 7) & 0x1F) != (expectedCall & 0x1F));
+            if (other == null) {
+                return null;
+            }
+            final int theirs = (org.pario.comm.internal.MessageAccess.tag(other) >>> 7) & 0x1F;
+            return new ParioException(ErrorCategory.MISMATCH, "collective mismatch: this rank called "
+                + OPERATIONS[expectedCall & 0x1F] + " where rank " + source + " called " + OPERATIONS[theirs]
+                + " (collective call #" + seq + " on this communicator); every rank must call the same "
+                + "collectives in the same order");
         }
     }
 

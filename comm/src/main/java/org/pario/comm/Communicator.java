@@ -564,7 +564,7 @@ public final class Communicator implements AutoCloseable {
         Checks.count("count", count);
         Checks.type(type);
         final CompletableFuture<Status> f = endpoint.post(ctx, source, tag, group, false)
-            .thenApply(m -> Delivery.complete(m, memory, count, type));
+            .thenCompose(m -> Delivery.complete(m, memory, count, type));
         return new Request<>(f, state.executor);
     }
 

@@ -12,7 +12,22 @@ final class Delivery {
     private Delivery() {
     }
 
-    static Status complete(final Message m, final Memory memory, final long count, final Datatype type) {
+    /**
+     * @return completed with the receive's status once the data is in the buffer; failed (and the message
+     *     refused) when it does not fit or its type does not match
+     */
+    static java.util.concurrent.CompletableFuture<Status> complete(final Message m, final Memory memory,
+                                                                   final long count, final Datatype type) {
+        try {
+            check(m, count, type);
+        } catch (RuntimeException e) {
+            MessageAccess.refuse(m);
+            throw e;
+        }
+        return MessageAccess.unpack(m, memory, type, count).thenApply(done -> status(m));
+    }
+
+    private static void check(final Message m, final long count, final Datatype type) {
         final long capacity = Math.multiplyExact(count, type.size());
         final long bytes = MessageAccess.bytes(m);
         if (bytes > capacity) {
@@ -27,8 +42,6 @@ final class Delivery {
             throw new ParioException(ErrorCategory.MISMATCH, "type signatures do not match: rank "
                 + MessageAccess.source(m) + " sent " + sent + " data, the receive expects " + expected);
         }
-        MessageAccess.unpack(m, memory, type, count);
-        return status(m);
     }
 
     static Status status(final Message m) {

@@ -48,7 +48,7 @@ class TcpSecurityTest {
                 assertEquals(true, refused(local, hello(1, "not-the-token")), "wrong token");
                 assertEquals(true, refused(local, "GET / HTTP/1.1\r\n\r\n".getBytes(StandardCharsets.US_ASCII)),
                     "garbage");
-                assertEquals(true, refused(local, new byte[] {0x50, 0x61, 0x72, 0x31, 9}), "unknown frame kind");
+                assertEquals(true, refused(local, new byte[] {0x50, 0x61, 0x72, 0x31, 0x7F}), "unknown frame kind");
             }
             world.barrier();
             final long[] sum = new long[1];

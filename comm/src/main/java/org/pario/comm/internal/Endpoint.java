@@ -123,6 +123,17 @@ public final class Endpoint {
         return p.future;
     }
 
+    /** @return the bytes of data held here in messages no receive has matched yet (parked data does not count) */
+    public synchronized long unexpectedBytes() {
+        long sum = 0;
+        for (final ArrayDeque<Message> q : unexpected.values()) {
+            for (final Message m : q) {
+                sum += m.pull == null ? m.bytes : 0;
+            }
+        }
+        return sum;
+    }
+
     /** Non-blocking probe: the first matching queued message, without consuming it, or null. */
     public synchronized Message peek(final int context, final int source, final int tag) {
         final ArrayDeque<Message> queue = unexpected.get(context);

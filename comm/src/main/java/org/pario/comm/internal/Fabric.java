@@ -73,9 +73,30 @@ public abstract class Fabric {
      */
     public final void depart(final int worldRank, final Throwable failure) {
         departed.compareAndSet(worldRank, null, new Departure(failure));
+        onDeparture(worldRank, departed.get(worldRank).failure);
         for (final Endpoint e : localEndpoints()) {
             e.peerGone();
         }
+    }
+
+    /**
+     * Told when a rank fails or finishes, before pending receives are failed: transports release what they hold
+     * for it and fail transfers in flight from it.
+     *
+     * @param worldRank the rank
+     * @param failure   why it failed, or null for a normal finish
+     */
+    protected void onDeparture(final int worldRank, final Throwable failure) {
+    }
+
+    /** @return the exception a transfer from a departed rank fails with */
+    protected final ParioException lost(final int worldRank) {
+        final Departure d = departed.get(worldRank);
+        if (d != null && d.failure != null) {
+            return failedRank(worldRank, d.failure);
+        }
+        return new ParioException(ErrorCategory.TRANSPORT, "rank " + worldRank + " finished before the data of its "
+            + "message arrived");
     }
 
     /** @return the failure of the first failed rank among {@code group}, or null */

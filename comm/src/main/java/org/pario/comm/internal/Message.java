@@ -23,15 +23,26 @@ public final class Message {
     final ByteBuffer[] chunks;
     /** The single basic type name of the data, or null when mixed or unknown. */
     final String basicType;
+    /** For a message whose data is still at the sender: how to fetch it; null when the data is here. */
+    final Pull pull;
+    /** Told once the data has been unpacked into a receive buffer (the transport returns eager credit), or null. */
+    final Runnable consumed;
 
     Message(final int context, final int source, final int tag, final long bytes, final ByteBuffer[] chunks,
             final String basicType) {
+        this(context, source, tag, bytes, chunks, basicType, null, null);
+    }
+
+    Message(final int context, final int source, final int tag, final long bytes, final ByteBuffer[] chunks,
+            final String basicType, final Pull pull, final Runnable consumed) {
         this.context = context;
         this.source = source;
         this.tag = tag;
         this.bytes = bytes;
         this.chunks = chunks;
         this.basicType = basicType;
+        this.pull = pull;
+        this.consumed = consumed;
     }
 
     /** Packs {@code count} elements of {@code type} from memory into a new message. */

@@ -28,9 +28,37 @@ public final class MessageAccess {
         return m.basicType;
     }
 
-    /** Unpacks the message into memory laid out as {@code count x type}. */
-    public static void unpack(final Message m, final Memory memory, final Datatype type, final long count) {
+    /**
+     * Unpacks the message into memory laid out as {@code count x type}: at once when its data is here, or as the
+     * data arrives from the sender when it stayed there (rendezvous).
+     *
+     * @return completed when every byte is in place
+     */
+    public static java.util.concurrent.CompletableFuture<Void> unpack(final Message m, final Memory memory,
+                                                                      final Datatype type, final long count) {
+        if (m.pull != null) {
+            return m.pull.fetch(memory, type, count);
+        }
         m.unpackInto(memory, type, count);
+        if (m.consumed != null) {
+            m.consumed.run();
+        }
+        return java.util.concurrent.CompletableFuture.completedFuture(null);
+    }
+
+    /** A receive refused the message: data still at the sender may be dropped, eager credit returned. */
+    public static void refuse(final Message m) {
+        if (m.pull != null) {
+            m.pull.discard();
+        } else if (m.consumed != null) {
+            m.consumed.run();
+        }
+    }
+
+    /** @return a message whose data stays at its sender until a receive fetches it */
+    public static Message parked(final int context, final int source, final int tag, final long bytes,
+                                 final String basicType, final Pull pull) {
+        return new Message(context, source, tag, bytes, new java.nio.ByteBuffer[0], basicType, pull, null);
     }
 
     /** @return the context id */
@@ -52,6 +80,11 @@ public final class MessageAccess {
     public static Builder builder(final int context, final int source, final int tag, final long bytes,
                                   final String basicType) {
         return new Builder(context, source, tag, bytes, basicType);
+    }
+
+    /** @return the message with a hook run once its data has been consumed (unpacked or refused) */
+    public static Message whenConsumed(final Message m, final Runnable hook) {
+        return new Message(m.context, m.source, m.tag, m.bytes, m.chunks, m.basicType, m.pull, hook);
     }
 
     /** Fills a message's payload as bytes arrive. */

@@ -22,6 +22,11 @@ import org.pario.comm.internal.MessageAccess;
  * BYE    magic:int 3:byte                                             the sender is finishing normally
  * BEAT   magic:int 4:byte                                             the sender is alive (sent when idle)
  * ABORT  magic:int 5:byte length:short reason:utf8                     the sender leaves after an error
+ * RTS    magic:int 6:byte context:int source:int tag:int typeLength:short type:utf8 length:long sendId:long
+ *                                                                     a message whose data waits at the sender
+ * CTS    magic:int 7:byte sendId:long receiveId:long                  send that data now (receiveId -1: drop it)
+ * RDATA  magic:int 8:byte receiveId:long length:long payload:bytes    the data of a message announced by RTS
+ * CREDIT magic:int 9:byte bytes:long                                  eager bytes the receiver has consumed
  * </pre>
  * All integers are big-endian. The decoder never aggregates a payload in Netty buffers: it copies it straight
  * into the message's own chunks as bytes arrive, so a message costs its size once whatever its length.
@@ -33,6 +38,10 @@ final class Frames {
     static final byte BYE = 3;
     static final byte HEARTBEAT = 4;
     static final byte ABORT = 5;
+    static final byte RTS = 6;
+    static final byte CTS = 7;
+    static final byte RDATA = 8;
+    static final byte CREDIT = 9;
     /** Longest abort reason sent, in characters (its UTF-8 form stays within {@link #MAX_SHORT_FIELD}). */
     private static final int MAX_REASON_CHARS = 300;
     /** Longest basic-type name or token accepted. */
@@ -51,6 +60,32 @@ final class Frames {
 
     /** A peer's announcement that it leaves after an error, and why: its pending peers must fail. */
     record Abort(String reason) {
+    }
+
+    /** A message whose data stays at the sender until the receiver asks for it. */
+    record Rts(int context, int source, int tag, String type, long length, long sendId) {
+    }
+
+    /** The receiver's request for a parked message's data (or, with a negative receive id, permission to drop it). */
+    record Cts(long sendId, long receiveId) {
+    }
+
+    /** Eager bytes a receiver has consumed: the sender may send that many more eagerly. */
+    record Credit(long bytes) {
+    }
+
+    /** Where the data of an RDATA frame goes: the posted receive buffer that asked for it. */
+    interface Landing {
+        /** Takes {@code n} bytes from the buffer (at its reader index) into the receive buffer. */
+        void accept(ByteBuf in, int n);
+    }
+
+    /** Finds the landing of a receive id; the decoder refuses data nobody asked for. */
+    interface Landings {
+        /**
+         * @return the landing of {@code receiveId} expecting exactly {@code length} bytes, or null if there is none
+         */
+        Landing open(long receiveId, long length);
     }
 
     /** A peer's sign of life on an idle connection. */
@@ -75,6 +110,28 @@ final class Frames {
         final String text = reason.length() > MAX_REASON_CHARS ? reason.substring(0, MAX_REASON_CHARS) + "..." : reason;
         final byte[] utf8 = text.getBytes(StandardCharsets.UTF_8);
         return alloc.buffer(7 + utf8.length).writeInt(MAGIC).writeByte(ABORT).writeShort(utf8.length).writeBytes(utf8);
+    }
+
+    static ByteBuf rts(final ByteBufAllocator alloc, final int context, final int source, final int tag,
+                       final String type, final long length, final long sendId) {
+        final byte[] name = type == null ? new byte[0] : type.getBytes(StandardCharsets.UTF_8);
+        final ByteBuf b = alloc.buffer(35 + name.length);
+        b.writeInt(MAGIC).writeByte(RTS).writeInt(context).writeInt(source).writeInt(tag).writeShort(name.length)
+            .writeBytes(name).writeLong(length).writeLong(sendId);
+        return b;
+    }
+
+    static ByteBuf cts(final ByteBufAllocator alloc, final long sendId, final long receiveId) {
+        return alloc.buffer(21).writeInt(MAGIC).writeByte(CTS).writeLong(sendId).writeLong(receiveId);
+    }
+
+    static ByteBuf credit(final ByteBufAllocator alloc, final long bytes) {
+        return alloc.buffer(13).writeInt(MAGIC).writeByte(CREDIT).writeLong(bytes);
+    }
+
+    /** The header of an RDATA frame; the payload follows as its own buffer. */
+    static ByteBuf rdataHeader(final ByteBufAllocator alloc, final long receiveId, final long length) {
+        return alloc.buffer(21).writeInt(MAGIC).writeByte(RDATA).writeLong(receiveId).writeLong(length);
     }
 
     /**
@@ -120,15 +177,35 @@ final class Frames {
     /** Decodes frames; payloads stream into a message's chunks. Malformed or oversized input closes the channel. */
     static final class Decoder extends ByteToMessageDecoder {
         private final long maxMessage;
+        private final Landings landings;
         private MessageAccess.Builder pending;
+        private Landing landing;
+        private long landingLeft;
 
+        /** A decoder that refuses RDATA frames (no receive asks for data). */
         Decoder(final long maxMessage) {
+            this(maxMessage, (id, length) -> null);
+        }
+
+        Decoder(final long maxMessage, final Landings landings) {
             this.maxMessage = maxMessage;
+            this.landings = landings;
         }
 
         @Override
         protected void decode(final ChannelHandlerContext ctx, final ByteBuf in, final List<Object> out) {
             while (true) {
+                if (landing != null) {
+                    final int n = (int) Math.min(in.readableBytes(), landingLeft);
+                    if (n > 0) {
+                        landing.accept(in, n);
+                        landingLeft -= n;
+                    }
+                    if (landingLeft > 0) {
+                        return;
+                    }
+                    landing = null;
+                }
                 if (pending != null) {
                     final int n = (int) Math.min(in.readableBytes(), pending.remaining());
                     if (n > 0) {
@@ -207,6 +284,63 @@ final class Frames {
                             throw new TooLongFrameException("message of " + length + " bytes (limit " + maxMessage + ")");
                         }
                         pending = MessageAccess.builder(context, source, tag, length, name);
+                    }
+                    case RTS -> {
+                        if (in.readableBytes() < 14) {
+                            in.resetReaderIndex();
+                            return;
+                        }
+                        final int context = in.readInt();
+                        final int source = in.readInt();
+                        final int tag = in.readInt();
+                        final int nameLength = in.readUnsignedShort();
+                        if (nameLength > MAX_SHORT_FIELD) {
+                            throw new TooLongFrameException("type name of " + nameLength + " bytes");
+                        }
+                        if (in.readableBytes() < nameLength + 16) {
+                            in.resetReaderIndex();
+                            return;
+                        }
+                        final String name = nameLength == 0 ? null
+                            : in.readCharSequence(nameLength, StandardCharsets.UTF_8).toString();
+                        final long length = in.readLong();
+                        if (length < 0 || length > maxMessage) {
+                            throw new TooLongFrameException("message of " + length + " bytes (limit " + maxMessage + ")");
+                        }
+                        out.add(new Rts(context, source, tag, name, length, in.readLong()));
+                    }
+                    case CTS -> {
+                        if (in.readableBytes() < 16) {
+                            in.resetReaderIndex();
+                            return;
+                        }
+                        out.add(new Cts(in.readLong(), in.readLong()));
+                    }
+                    case CREDIT -> {
+                        if (in.readableBytes() < 8) {
+                            in.resetReaderIndex();
+                            return;
+                        }
+                        final long bytes = in.readLong();
+                        if (bytes < 0) {
+                            throw new CorruptedFrameException("negative credit " + bytes);
+                        }
+                        out.add(new Credit(bytes));
+                    }
+                    case RDATA -> {
+                        if (in.readableBytes() < 16) {
+                            in.resetReaderIndex();
+                            return;
+                        }
+                        final long id = in.readLong();
+                        final long length = in.readLong();
+                        final Landing to = length < 0 ? null : landings.open(id, length);
+                        if (to == null) {
+                            throw new CorruptedFrameException("data of " + length + " bytes for receive " + id
+                                + ", which asked for no such data");
+                        }
+                        landing = to;
+                        landingLeft = length;
                     }
                     default -> throw new CorruptedFrameException("unknown frame kind " + kind);
                 }

@@ -5,12 +5,19 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.security.MessageDigest;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
@@ -33,6 +40,7 @@ import org.pario.ParioException;
 import org.pario.comm.internal.Endpoint;
 import org.pario.comm.internal.Fabric;
 import org.pario.comm.internal.Message;
+import org.pario.comm.internal.MessageAccess;
 
 /**
  * One rank per JVM, connected over TCP with Netty. Start-up: a {@link Rendezvous} at rank 0 exchanges addresses;
@@ -64,6 +72,17 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
     private final CountDownLatch inbound;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final long startupNanos;
+    private final long failureTimeoutMillis;
+    /** Ids of parked sends and of receives waiting for parked data; unique per rank. */
+    private final AtomicLong ids = new AtomicLong();
+    /** Sender side: messages whose data waits here until their receiver asks for it (CTS). */
+    private final Map<Long, Parked> parked = new ConcurrentHashMap<>();
+    /** Receiver side: receives that asked for parked data, by receive id. */
+    private final Map<Long, Incoming> incoming = new ConcurrentHashMap<>();
+    /** Sender side, per peer: eager bytes sent and not yet consumed by it (returned by CREDIT frames). */
+    private final AtomicLongArray eagerInFlight;
+    /** Receiver side, per peer: eager bytes consumed and not yet returned as credit. */
+    private final AtomicLongArray creditToReturn;
 
     /**
      * Starts this rank's part of the job and returns once every rank is connected.
@@ -85,6 +104,9 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         this.outbound = new Channel[config.size()];
         this.inboundChannels = new Channel[config.size()];
         this.inbound = new CountDownLatch(config.size() - 1);
+        this.failureTimeoutMillis = config.failureTimeoutMillis();
+        this.eagerInFlight = new AtomicLongArray(config.size());
+        this.creditToReturn = new AtomicLongArray(config.size());
         this.group = new MultiThreadIoEventLoopGroup(Integer.getInteger("pario.ioThreads", 2), NioIoHandler.newFactory());
         boolean started = false;
         try {
@@ -99,7 +121,8 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
                         }
                         ch.pipeline().addLast(
                             new IdleStateHandler(config.failureTimeoutMillis(), 0, 0, TimeUnit.MILLISECONDS),
-                            new Frames.Decoder(config.maxMessageBytes()), new Inbound(config.failureTimeoutMillis()));
+                            new Frames.Decoder(config.maxMessageBytes(), TcpFabric.this::land),
+                            new Inbound(config.failureTimeoutMillis()));
                     }
                 });
             server = sb.bind(config.bindHost(), 0).syncUninterruptibly().channel();
@@ -207,15 +230,27 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
             return;
         }
         final Channel ch = outbound[worldDest];
-        ch.writeAndFlush(Frames.data(ch.alloc(), m)).addListener(f -> {
-            if (!f.isSuccess() && !closed.get()) {
-                depart(worldDest, new IOException("sending to rank " + worldDest + " failed: " + f.cause()));
-            }
-        });
+        ch.writeAndFlush(Frames.data(ch.alloc(), m)).addListener(f -> failedSend(worldDest, f));
     }
 
     /** Messages from this size up to 1 GiB are packed straight into a direct frame buffer. */
     private static final long DIRECT_FRAME_MIN = 64 << 10;
+    /**
+     * Messages from this size up to 1 GiB go by rendezvous: the data waits at the sender until the matching
+     * receive asks for it and then lands straight in the receive buffer, so a receiver never holds large messages
+     * it has not asked for. Smaller ones go eagerly. ({@code -Dpario.rendezvousMinBytes})
+     */
+    static final long RENDEZVOUS_MIN = Long.getLong("pario.rendezvousMinBytes", 256 << 10);
+    /**
+     * Eager bytes a sender may have in flight to one peer, not yet consumed by a receive there; beyond it, even
+     * small messages wait at the sender (rendezvous), so a slow receiver holds at most this much unexpected data
+     * per peer. ({@code -Dpario.eagerCreditBytes})
+     */
+    static final long EAGER_CREDIT = Long.getLong("pario.eagerCreditBytes", 4L << 20);
+    /** What an eager message costs in credit: its bytes, and at least its envelope's worth. */
+    private static long cost(final long bytes) {
+        return Math.max(bytes, 64);
+    }
 
     @Override
     public void send(final int worldDest, final int context, final int source, final int tag,
@@ -223,18 +258,237 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
                      final long count, final int[] group) {
         final long bytes = org.pario.datatypes.Packer.packedSize(type, count,
             org.pario.datatypes.DataRepresentation.NATIVE);
-        if (worldDest == rank || bytes < DIRECT_FRAME_MIN || bytes > Message.CHUNK) {
+        if (worldDest == rank || bytes > Message.CHUNK) {
+            // to itself, or beyond 1 GiB: one message in 1 GiB chunks, eagerly
             super.send(worldDest, context, source, tag, memory, type, count, group);
             return;
         }
         checkAlive(worldDest);
+        if (bytes >= RENDEZVOUS_MIN || !reserveCredit(worldDest, cost(bytes))) {
+            park(worldDest, context, source, tag, memory, type, count, (int) bytes);
+            return;
+        }
+        if (bytes < DIRECT_FRAME_MIN) {
+            super.send(worldDest, context, source, tag, memory, type, count, group);
+            return;
+        }
         final Channel ch = outbound[worldDest];
         ch.writeAndFlush(Frames.dataFrom(ch.alloc(), context, source, tag, memory, type, count, (int) bytes))
-            .addListener(f -> {
-                if (!f.isSuccess() && !closed.get()) {
-                    depart(worldDest, new IOException("sending to rank " + worldDest + " failed: " + f.cause()));
+            .addListener(f -> failedSend(worldDest, f));
+    }
+
+    private boolean reserveCredit(final int dest, final long cost) {
+        if (eagerInFlight.addAndGet(dest, cost) <= EAGER_CREDIT) {
+            return true;
+        }
+        eagerInFlight.addAndGet(dest, -cost);
+        return false;
+    }
+
+    private void failedSend(final int dest, final io.netty.util.concurrent.Future<? super Void> f) {
+        if (!f.isSuccess() && !closed.get()) {
+            depart(dest, new IOException("sending to rank " + dest + " failed: " + f.cause()));
+        }
+    }
+
+    /** A message whose data waits at the sender for its receiver's CTS; taken once, by a write or a release. */
+    private record Parked(int dest, ByteBuf data, AtomicBoolean taken) {
+        Parked(final int dest, final ByteBuf data) {
+            this(dest, data, new AtomicBoolean());
+        }
+
+        boolean take() {
+            return taken.compareAndSet(false, true);
+        }
+    }
+
+    /** Packs the data into a direct buffer that waits here, and announces the message (RTS). */
+    private void park(final int dest, final int context, final int source, final int tag,
+                      final org.pario.datatypes.Memory memory, final org.pario.datatypes.Datatype type,
+                      final long count, final int bytes) {
+        final Channel ch = outbound[dest];
+        final ByteBuf data = ch.alloc().directBuffer(bytes);
+        try {
+            org.pario.datatypes.Packer.pack(memory, memory.origin(), type, count,
+                org.pario.datatypes.DataRepresentation.NATIVE, 0, data.nioBuffer(0, bytes), 0, bytes);
+            data.writerIndex(bytes);
+        } catch (RuntimeException e) {
+            data.release();
+            throw e;
+        }
+        final long id = ids.incrementAndGet();
+        parked.put(id, new Parked(dest, data));
+        if (departed(dest)) {
+            // it left while we packed: nobody will ask for the data
+            release(parked.remove(id));
+            checkAlive(dest);
+            return;
+        }
+        ch.writeAndFlush(Frames.rts(ch.alloc(), context, source, tag, MessageAccess.basicName(type), bytes, id))
+            .addListener(f -> failedSend(dest, f));
+    }
+
+    private static void release(final Parked p) {
+        if (p != null && p.take()) {
+            p.data.release();
+        }
+    }
+
+    /** A peer asks for (or lets us drop) the data of a parked message: sent as one RDATA frame. */
+    private void clearToSend(final int peer, final Frames.Cts cts) {
+        final Parked p = parked.get(cts.sendId());
+        if (p == null || p.dest != peer) {
+            LOG.log(System.Logger.Level.WARNING, "rank " + rank + " ignored a request from rank " + peer
+                + " for data it does not hold (send " + cts.sendId() + ")");
+            return;
+        }
+        if (cts.receiveId() < 0) {
+            release(parked.remove(cts.sendId()));
+            return;
+        }
+        if (!p.take()) {
+            return;
+        }
+        final Channel ch = outbound[peer];
+        // header and data in one write, so no other frame can come between them
+        ch.writeAndFlush(Unpooled.wrappedBuffer(Frames.rdataHeader(ch.alloc(), cts.receiveId(), p.data.readableBytes()),
+            p.data)).addListener(f -> failedSend(peer, f));
+        // only once the write is queued: a goodbye written after the parked set is empty then follows the data
+        parked.remove(cts.sendId());
+    }
+
+    /** The receive side of a parked message: asks for its data when a receive has matched it. */
+    private final class RemotePull implements org.pario.comm.internal.Pull {
+        private final int peer;
+        private final long sendId;
+        private final long bytes;
+
+        RemotePull(final int peer, final long sendId, final long bytes) {
+            this.peer = peer;
+            this.sendId = sendId;
+            this.bytes = bytes;
+        }
+
+        @Override
+        public CompletableFuture<Void> fetch(final org.pario.datatypes.Memory memory,
+                                             final org.pario.datatypes.Datatype type, final long count) {
+            final Incoming in = new Incoming(peer, memory, type, count, bytes);
+            final long id = ids.incrementAndGet();
+            incoming.put(id, in);
+            if (departed(peer)) {
+                incoming.remove(id);
+                in.done.completeExceptionally(lost(peer));
+                return in.done;
+            }
+            final Channel ch = outbound[peer];
+            ch.writeAndFlush(Frames.cts(ch.alloc(), sendId, id)).addListener(f -> failedSend(peer, f));
+            in.done.whenComplete((v, e) -> incoming.remove(id));
+            return in.done;
+        }
+
+        @Override
+        public void discard() {
+            if (!departed(peer)) {
+                final Channel ch = outbound[peer];
+                ch.writeAndFlush(Frames.cts(ch.alloc(), sendId, -1));
+            }
+        }
+    }
+
+    /** A receive buffer waiting for parked data: RDATA bytes are unpacked into it as they arrive. */
+    private static final class Incoming implements Frames.Landing {
+        final int peer;
+        final org.pario.datatypes.Memory memory;
+        final org.pario.datatypes.Datatype type;
+        final long count;
+        final long total;
+        final CompletableFuture<Void> done = new CompletableFuture<>();
+        private long received;
+
+        Incoming(final int peer, final org.pario.datatypes.Memory memory, final org.pario.datatypes.Datatype type,
+                 final long count, final long total) {
+            this.peer = peer;
+            this.memory = memory;
+            this.type = type;
+            this.count = count;
+            this.total = total;
+        }
+
+        @Override
+        public void accept(final ByteBuf in, final int n) {
+            if (!done.isDone()) {
+                try {
+                    org.pario.datatypes.Packer.unpack(in.nioBuffer(in.readerIndex(), n), 0, n, memory,
+                        memory.origin(), type, count, org.pario.datatypes.DataRepresentation.NATIVE, received);
+                } catch (RuntimeException e) {
+                    done.completeExceptionally(e);
                 }
-            });
+            }
+            in.skipBytes(n);
+            received += n;
+            if (received == total) {
+                done.complete(null);
+            }
+        }
+    }
+
+    /** The decoder's lookup: the receive that asked for this data, if it did and expects this length. */
+    private Frames.Landing land(final long receiveId, final long length) {
+        final Incoming in = incoming.get(receiveId);
+        if (in == null || in.total != length) {
+            return null;
+        }
+        if (length == 0) {
+            in.done.complete(null);
+        }
+        return in;
+    }
+
+    /** An eager message from {@code peer} was consumed: return its credit, a quarter of the budget at a time. */
+    private void consumed(final int peer, final long cost) {
+        if (creditToReturn.addAndGet(peer, cost) >= EAGER_CREDIT / 4 && !departed(peer) && !closed.get()) {
+            final long back = creditToReturn.getAndSet(peer, 0);
+            if (back > 0) {
+                final Channel ch = outbound[peer];
+                ch.writeAndFlush(Frames.credit(ch.alloc(), back));
+            }
+        }
+    }
+
+    /** A rank left: drop the data parked for it and fail the receives waiting for its data. */
+    @Override
+    protected void onDeparture(final int worldRank, final Throwable failure) {
+        parked.entrySet().removeIf(e -> {
+            if (e.getValue().dest == worldRank) {
+                release(e.getValue());
+                return true;
+            }
+            return false;
+        });
+        for (final Incoming in : incoming.values()) {
+            if (in.peer == worldRank) {
+                in.done.completeExceptionally(lost(worldRank));
+            }
+        }
+    }
+
+    /** Waits (at most the failure timeout) until every parked message has been fetched or its receiver left. */
+    private void drainParked() {
+        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(failureTimeoutMillis);
+        while (!parked.isEmpty() && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(1);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        if (!parked.isEmpty()) {
+            LOG.log(System.Logger.Level.WARNING, "rank " + rank + " leaves with " + parked.size() + " message(s) "
+                + "no receive has asked for");
+        }
+        parked.values().forEach(TcpFabric::release);
+        parked.clear();
     }
 
     /** Tells every peer that this rank leaves after an error, then closes every connection. */
@@ -258,6 +512,10 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
     }
 
     private void leave(final String abortReason) {
+        if (abortReason == null && !closed.get()) {
+            // a normal finish: messages whose data still waits here must reach their receives first
+            drainParked();
+        }
         if (!closed.compareAndSet(false, true)) {
             return;
         }
@@ -283,6 +541,11 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         }
         inboundChannels[peer] = ch;
         return true;
+    }
+
+    /** @return how many messages' data waits here for their receivers to ask for it */
+    public int parkedMessages() {
+        return parked.size();
     }
 
     /** @return the address this rank receives on */
@@ -346,7 +609,15 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
                 return;
             }
             if (msg instanceof Message m) {
-                endpoint.deliver(m);
+                final long cost = cost(MessageAccess.bytes(m));
+                endpoint.deliver(MessageAccess.whenConsumed(m, () -> consumed(peer, cost)));
+            } else if (msg instanceof Frames.Rts r) {
+                endpoint.deliver(MessageAccess.parked(r.context(), r.source(), r.tag(), r.length(), r.type(),
+                    new RemotePull(peer, r.sendId(), r.length())));
+            } else if (msg instanceof Frames.Cts c) {
+                clearToSend(peer, c);
+            } else if (msg instanceof Frames.Credit c) {
+                eagerInFlight.addAndGet(peer, -c.bytes());
             } else if (msg instanceof Frames.Heartbeat) {
                 return;
             } else if (msg instanceof Frames.Bye) {

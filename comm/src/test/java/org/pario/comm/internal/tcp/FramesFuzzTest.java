@@ -34,7 +34,11 @@ class FramesFuzzTest {
         final byte[] two = new byte[data.length + hello.length];
         System.arraycopy(hello, 0, two, 0, hello.length);
         System.arraycopy(data, 0, two, hello.length, data.length);
-        final Mutations m = new Mutations(7, data, hello, bye, two);
+        final byte[] rts = bytes(Frames.rts(ByteBufAllocator.DEFAULT, 3, 1, 9, "double", 1 << 20, 12));
+        final byte[] cts = bytes(Frames.cts(ByteBufAllocator.DEFAULT, 12, 7));
+        final byte[] credit = bytes(Frames.credit(ByteBufAllocator.DEFAULT, 65536));
+        final byte[] abort = bytes(Frames.abort(ByteBufAllocator.DEFAULT, "disk on fire"));
+        final Mutations m = new Mutations(7, data, hello, bye, two, rts, cts, credit, abort);
         int refused = 0;
         int frames = 0;
         for (int i = 0; i < Mutations.INPUTS; i++) {

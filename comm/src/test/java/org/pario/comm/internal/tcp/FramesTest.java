@@ -55,4 +55,36 @@ class FramesTest {
         assertThrows(DecoderException.class, () -> new EmbeddedChannel(new Frames.Decoder(1 << 20))
             .writeInbound(negative));
     }
+
+    /** RTS, CTS and CREDIT round trip; RDATA streams into the landing that asked for it, and only there. */
+    @Test
+    void rendezvousFramesRoundTripAndDataGoesOnlyWhereItWasAskedFor() {
+        final java.io.ByteArrayOutputStream landed = new java.io.ByteArrayOutputStream();
+        final Frames.Landing sink = (in, n) -> {
+            final byte[] b = new byte[n];
+            in.readBytes(b);
+            landed.write(b, 0, n);
+        };
+        final EmbeddedChannel ch = new EmbeddedChannel(new Frames.Decoder(1 << 20,
+            (id, length) -> id == 42 && length == 5 ? sink : null));
+        final ByteBuf wire = Unpooled.buffer();
+        wire.writeBytes(Frames.rts(io.netty.buffer.ByteBufAllocator.DEFAULT, 1, 2, 3, "int", 400, 77));
+        wire.writeBytes(Frames.cts(io.netty.buffer.ByteBufAllocator.DEFAULT, 77, 42));
+        wire.writeBytes(Frames.credit(io.netty.buffer.ByteBufAllocator.DEFAULT, 4096));
+        wire.writeBytes(Frames.rdataHeader(io.netty.buffer.ByteBufAllocator.DEFAULT, 42, 5));
+        wire.writeBytes(new byte[] {1, 2, 3, 4, 5});
+        wire.writeBytes(Frames.bye(io.netty.buffer.ByteBufAllocator.DEFAULT));
+        while (wire.isReadable()) {
+            ch.writeInbound(wire.readRetainedSlice(1));
+        }
+        wire.release();
+        assertEquals(new Frames.Rts(1, 2, 3, "int", 400, 77), ch.readInbound());
+        assertEquals(new Frames.Cts(77, 42), ch.readInbound());
+        assertEquals(new Frames.Credit(4096), ch.readInbound());
+        assertEquals(new Frames.Bye(), ch.readInbound());
+        assertArrayEquals(new byte[] {1, 2, 3, 4, 5}, landed.toByteArray());
+        final EmbeddedChannel unasked = new EmbeddedChannel(new Frames.Decoder(1 << 20));
+        assertThrows(DecoderException.class, () -> unasked.writeInbound(
+            Frames.rdataHeader(io.netty.buffer.ByteBufAllocator.DEFAULT, 42, 5)));
+    }
 }
