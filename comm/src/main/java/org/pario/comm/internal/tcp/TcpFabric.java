@@ -51,8 +51,9 @@ import org.pario.comm.internal.MessageAccess;
  * on it fails, naming it.
  *
  * <p>Connections that present a wrong token are refused and logged; malformed or oversized frames close the
- * connection. Messages are copied into the receiver's message buffers as they arrive; matching runs on the
- * Netty threads, unpacking into user buffers on the user's thread.
+ * connection. Small messages travel eagerly, bounded per peer by credit; from {@link #RENDEZVOUS_MIN} their data
+ * waits at the sender until a matching receive asks for it and then is unpacked into the receive buffer as it
+ * arrives. Matching runs on the Netty threads.
  */
 public final class TcpFabric extends Fabric implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(TcpFabric.class.getName());
