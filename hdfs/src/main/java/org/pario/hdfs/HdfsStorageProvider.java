@@ -11,7 +11,9 @@ import org.pario.io.storage.StorageProvider;
 
 /**
  * {@code hdfs://namenode:port/path} locations. Hadoop's configuration comes from the class path
- * ({@code core-site.xml}, {@code hdfs-site.xml}) and from {@code HADOOP_CONF_DIR} when it is set.
+ * ({@code core-site.xml}, {@code hdfs-site.xml}), from {@code HADOOP_CONF_DIR} when it is set, and from the
+ * file's hints: a hint whose key starts with {@code dfs.}, {@code fs.}, {@code hadoop.} or {@code ipc.} is set in
+ * the configuration of that file ({@code dfs.replication=2}, {@code dfs.blocksize=268435456}).
  */
 public final class HdfsStorageProvider implements StorageProvider {
     /** Configuration used when none is given: the usual files. Tests set their own with {@link #configure}. */
@@ -48,9 +50,30 @@ public final class HdfsStorageProvider implements StorageProvider {
         return "hdfs";
     }
 
+    /** Hint prefixes that are Hadoop configuration keys. */
+    private static final String[] HADOOP_PREFIXES = {"dfs.", "fs.", "hadoop.", "ipc."};
+
+    /** @return the usual configuration with the Hadoop keys among {@code hints} set on a copy of it */
+    static Configuration configuration(final java.util.Map<String, String> hints) {
+        Configuration conf = configuration();
+        for (final java.util.Map.Entry<String, String> h : hints.entrySet()) {
+            for (final String prefix : HADOOP_PREFIXES) {
+                if (h.getKey().startsWith(prefix)) {
+                    if (conf == configured) {
+                        // never change the configuration shared by every file of this JVM
+                        conf = new Configuration(conf);
+                    }
+                    conf.set(h.getKey(), h.getValue());
+                    break;
+                }
+            }
+        }
+        return conf;
+    }
+
     @Override
     public Storage open(final String location, final Request request) throws IOException {
-        return new HdfsStorage(location, request, configuration());
+        return new HdfsStorage(location, request, configuration(request.hints()));
     }
 
     @Override

@@ -169,6 +169,30 @@ class HdfsStorageTest {
         assertNoParts();
     }
 
+    /** Hints with Hadoop keys configure the file: here its replication and block size. */
+    @Test
+    void hadoopKeysInHintsConfigureTheFile() throws Exception {
+        final String file = base + "/configured.bin";
+        LocalCluster.run(2, comm -> {
+            try (ParallelFile f = ParallelFile.open(comm, file, EnumSet.of(Mode.CREATE, Mode.WRONLY), Hints.of(Map.of(
+                "dfs.replication", "2", "dfs.blocksize", "2097152", "cb_config_list", "*:*")))) {
+                f.setView(4L * comm.rank(), Datatype.INT, Datatype.resized(Datatype.INT, 0, 8),
+                    DataRepresentation.NATIVE);
+                final int[] mine = new int[1 << 20];
+                Arrays.fill(mine, comm.rank() + 1);
+                f.writeAll(mine, mine.length, Datatype.INT);
+            }
+        });
+        final FileStatus st = fs.getFileStatus(new Path("/pario/configured.bin"));
+        assertEquals(2, st.getReplication());
+        assertEquals(2 << 20, st.getBlockSize());
+        assertEquals(8L << 20, st.getLen());
+        final long[] blocks = Arrays.stream(fs.getFileBlockLocations(new Path("/pario/configured.bin"), 0, st.getLen()))
+            .mapToLong(l -> l.getLength()).toArray();
+        assertEquals(4, blocks.length, Arrays.toString(blocks));
+        assertNoParts();
+    }
+
     @Test
     void writesThatHdfsCannotDoFailOnEveryRankAndSayWhy() throws Exception {
         final String file = base + "/appends.bin";

@@ -104,7 +104,7 @@ public final class ParallelFile implements AutoCloseable {
         // rank 0 creates the file (exclusively with EXCL) before anyone else opens it
         if (failure == null && comm.rank() == 0) {
             try {
-                storage = Storages.open(location, request(m, true));
+                storage = Storages.open(location, request(m, true, hints));
             } catch (IOException | RuntimeException e) {
                 failure = ioError("open " + location, e);
             }
@@ -112,7 +112,7 @@ public final class ParallelFile implements AutoCloseable {
         agreeOrClose(comm, failure, storage);
         if (comm.rank() != 0) {
             try {
-                storage = Storages.open(location, request(m, false));
+                storage = Storages.open(location, request(m, false, hints));
             } catch (IOException | RuntimeException e) {
                 failure = ioError("open " + location, e);
             }
@@ -173,10 +173,10 @@ public final class ParallelFile implements AutoCloseable {
         }
     }
 
-    private static StorageProvider.Request request(final Set<Mode> m, final boolean creator) {
+    private static StorageProvider.Request request(final Set<Mode> m, final boolean creator, final Hints hints) {
         return new StorageProvider.Request(m.contains(Mode.RDONLY) || m.contains(Mode.RDWR),
             m.contains(Mode.WRONLY) || m.contains(Mode.RDWR), creator && m.contains(Mode.CREATE),
-            creator && m.contains(Mode.EXCL));
+            creator && m.contains(Mode.EXCL), hints.asMap());
     }
 
     private static ParioException ioError(final String what, final Throwable e) {

@@ -15,8 +15,19 @@ public interface StorageProvider {
      * @param write     it will write
      * @param create    create the file if it does not exist (only the creating rank passes true)
      * @param exclusive fail if the file exists (with create)
+     * @param hints     the file's hints: a backend may take its own settings from them (the HDFS backend takes
+     *                  Hadoop configuration keys)
      */
-    record Request(boolean read, boolean write, boolean create, boolean exclusive) {
+    record Request(boolean read, boolean write, boolean create, boolean exclusive, java.util.Map<String, String> hints) {
+        /** Checks the fields. */
+        public Request {
+            hints = java.util.Map.copyOf(hints);
+        }
+
+        /** A request without hints. */
+        public Request(final boolean read, final boolean write, final boolean create, final boolean exclusive) {
+            this(read, write, create, exclusive, java.util.Map.of());
+        }
     }
 
     /** @return the URI scheme this provider handles ({@code "hdfs"}) */

@@ -192,6 +192,37 @@ final class Frames {
             this.landings = landings;
         }
 
+        /** The envelope of DATA and RTS frames. */
+        private record Envelope(int context, int source, int tag, String type, long length) {
+        }
+
+        /**
+         * Reads an envelope (context, source, tag, type name, length) when it and {@code trailing} more bytes have
+         * arrived; otherwise returns null, and the caller rewinds.
+         */
+        private Envelope envelope(final ByteBuf in, final int trailing) {
+            if (in.readableBytes() < 14) {
+                return null;
+            }
+            final int context = in.readInt();
+            final int source = in.readInt();
+            final int tag = in.readInt();
+            final int nameLength = in.readUnsignedShort();
+            if (nameLength > MAX_SHORT_FIELD) {
+                throw new TooLongFrameException("type name of " + nameLength + " bytes");
+            }
+            if (in.readableBytes() < nameLength + 8 + trailing) {
+                return null;
+            }
+            final String name = nameLength == 0 ? null
+                : in.readCharSequence(nameLength, StandardCharsets.UTF_8).toString();
+            final long length = in.readLong();
+            if (length < 0 || length > maxMessage) {
+                throw new TooLongFrameException("message of " + length + " bytes (limit " + maxMessage + ")");
+            }
+            return new Envelope(context, source, tag, name, length);
+        }
+
         @Override
         protected void decode(final ChannelHandlerContext ctx, final ByteBuf in, final List<Object> out) {
             while (true) {
@@ -262,52 +293,20 @@ final class Frames {
                     }
                     case HEARTBEAT -> out.add(new Heartbeat());
                     case DATA -> {
-                        if (in.readableBytes() < 14) {
+                        final Envelope e = envelope(in, 0);
+                        if (e == null) {
                             in.resetReaderIndex();
                             return;
                         }
-                        final int context = in.readInt();
-                        final int source = in.readInt();
-                        final int tag = in.readInt();
-                        final int nameLength = in.readUnsignedShort();
-                        if (nameLength > MAX_SHORT_FIELD) {
-                            throw new TooLongFrameException("type name of " + nameLength + " bytes");
-                        }
-                        if (in.readableBytes() < nameLength + 8) {
-                            in.resetReaderIndex();
-                            return;
-                        }
-                        final String name = nameLength == 0 ? null
-                            : in.readCharSequence(nameLength, StandardCharsets.UTF_8).toString();
-                        final long length = in.readLong();
-                        if (length < 0 || length > maxMessage) {
-                            throw new TooLongFrameException("message of " + length + " bytes (limit " + maxMessage + ")");
-                        }
-                        pending = MessageAccess.builder(context, source, tag, length, name);
+                        pending = MessageAccess.builder(e.context, e.source, e.tag, e.length, e.type);
                     }
                     case RTS -> {
-                        if (in.readableBytes() < 14) {
+                        final Envelope e = envelope(in, 8);
+                        if (e == null) {
                             in.resetReaderIndex();
                             return;
                         }
-                        final int context = in.readInt();
-                        final int source = in.readInt();
-                        final int tag = in.readInt();
-                        final int nameLength = in.readUnsignedShort();
-                        if (nameLength > MAX_SHORT_FIELD) {
-                            throw new TooLongFrameException("type name of " + nameLength + " bytes");
-                        }
-                        if (in.readableBytes() < nameLength + 16) {
-                            in.resetReaderIndex();
-                            return;
-                        }
-                        final String name = nameLength == 0 ? null
-                            : in.readCharSequence(nameLength, StandardCharsets.UTF_8).toString();
-                        final long length = in.readLong();
-                        if (length < 0 || length > maxMessage) {
-                            throw new TooLongFrameException("message of " + length + " bytes (limit " + maxMessage + ")");
-                        }
-                        out.add(new Rts(context, source, tag, name, length, in.readLong()));
+                        out.add(new Rts(e.context, e.source, e.tag, e.type, e.length, in.readLong()));
                     }
                     case CTS -> {
                         if (in.readableBytes() < 16) {
