@@ -152,6 +152,29 @@ class CommunicatorsAndFailuresTest {
         }
     }
 
+    /** Communicators come and go (one per open file); the matching state they leave behind must not grow. */
+    @Test
+    void manyShortLivedCommunicatorsLeaveNoMatchingStateBehind() {
+        LocalCluster.run(2, world -> {
+            for (int i = 0; i < 2000; i++) {
+                try (Communicator c = world.dup()) {
+                    if (c.rank() == 0) {
+                        c.send(new int[] {i}, 1, Datatype.INT, 1, 4);
+                    }
+                    c.barrier();
+                    if (c.rank() == 1) {
+                        final int[] got = new int[1];
+                        c.recv(got, 1, Datatype.INT, 0, 4);
+                        assertEquals(i, got[0]);
+                    }
+                }
+            }
+            world.barrier();
+            assertTrue(world.endpoint.contextsWithQueuedMessages() <= 2,
+                "contexts with queued messages: " + world.endpoint.contextsWithQueuedMessages());
+        });
+    }
+
     @Test
     void aReceiveNoRemainingRankCanSatisfyFailsInsteadOfHanging() {
         final ParioException e = assertThrows(ParioException.class, () -> LocalCluster.run(2, world -> {

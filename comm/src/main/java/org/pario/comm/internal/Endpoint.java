@@ -107,6 +107,10 @@ public final class Endpoint {
                     if (p.matches(m)) {
                         if (!probeOnly) {
                             it.remove();
+                            if (queue.isEmpty()) {
+                                // contexts come and go (a communicator per file, per split): keep no empty queues
+                                unexpected.remove(context);
+                            }
                         }
                         p.future.complete(m);
                         return p.future;
@@ -132,6 +136,11 @@ public final class Endpoint {
             }
         }
         return sum;
+    }
+
+    /** @return how many contexts have messages waiting for a receive */
+    public synchronized int contextsWithQueuedMessages() {
+        return unexpected.size();
     }
 
     /** Non-blocking probe: the first matching queued message, without consuming it, or null. */
