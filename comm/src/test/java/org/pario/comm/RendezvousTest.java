@@ -32,10 +32,13 @@ class RendezvousTest {
                 world.send(data, n, Datatype.INT, 1, 5);
                 // and a second one, overtaking nothing: the receive order is the send order
                 world.send(data, n / 2, Datatype.INT, 1, 5);
+                world.send(new int[1], 1, Datatype.INT, 1, 6);
                 return "sent";
             }
-            // rank 1 receives late, into every other int of a buffer twice the size (a vector type)
-            Thread.sleep(300);
+            // rank 1 receives late: the small message sent after both large ones is here, so both are announced
+            // and wait at their sender before any receive is posted for them
+            world.recv(new int[1], 1, Datatype.INT, 0, 6);
+            // into every other int of a buffer twice the size (a vector type)
             final int[] every2 = new int[2 * n];
             final Datatype stride2 = Datatype.vector(n, 1, 2, Datatype.INT);
             final Status s = world.recv(every2, 1, stride2, 0, 5);
@@ -98,14 +101,22 @@ class RendezvousTest {
 
     @Test
     void aSenderThatFinishesRightAfterSendingStillDeliversItsParkedData() {
+        final java.util.concurrent.CompletableFuture<TcpFabric> sender = new java.util.concurrent.CompletableFuture<>();
         final List<Double> got = Transport.TCP.call(2, world -> {
             if (world.rank() == 0) {
                 final double[] d = new double[1 << 18];
                 java.util.Arrays.fill(d, 2.5);
                 world.send(d, d.length, Datatype.DOUBLE, 1, 1);
+                sender.complete((TcpFabric) world.fabric);
                 return 0.0;
             }
-            Thread.sleep(500);
+            // receive only once the sender is leaving the job, its data still parked
+            world.probe(0, 1);
+            final TcpFabric leaving = sender.join();
+            while (!leaving.leaving()) {
+                Thread.onSpinWait();
+            }
+            assertEquals(1, leaving.parkedMessages());
             final double[] d = new double[1 << 18];
             world.recv(d, d.length, Datatype.DOUBLE, 0, 1);
             return d[(1 << 18) - 1];

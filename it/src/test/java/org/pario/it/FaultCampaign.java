@@ -116,7 +116,7 @@ final class FaultCampaign {
             final Process[] ranks = new Process[RANKS];
             try {
                 if (fault == Fault.DISK_FULL) {
-                    command("mount", "-t", "tmpfs", "-o", "size=6m", "tmpfs", dir.toString());
+                    Processes.run("mount", "-t", "tmpfs", "-o", "size=6m", "tmpfs", dir.toString());
                     mounted = true;
                 }
                 if (fault == Fault.NETWORK_CUT) {
@@ -155,16 +155,15 @@ final class FaultCampaign {
                     netns.close();
                 }
                 if (mounted) {
-                    command("umount", dir.toString());
+                    Processes.run("umount", dir.toString());
                 }
                 deleteTree(dir);
             }
         }
 
         private Process start(final int r, final Path dir, final int throwAt, final Netns netns) throws IOException {
-            List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "-Xmx256m", "-cp", System.getProperty("java.class.path"), FaultJobMain.class.getName(),
-                fault.mode, dir.toString(), Integer.toString(VICTIM), Integer.toString(throwAt)));
+            List<String> command = new ArrayList<>(Processes.java(FaultJobMain.class, fault.mode, dir.toString(),
+                Integer.toString(VICTIM), Integer.toString(throwAt)));
             if (fault == Fault.PERMISSION && r == VICTIM) {
                 // user nobody, still able to read every file (the class path), but not to write root's files
                 command.addAll(0, List.of("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
@@ -173,9 +172,7 @@ final class FaultCampaign {
             if (netns != null) {
                 command = netns.on(r, command);
             }
-            final ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
-            pb.environment().put("PARIO_RANK", Integer.toString(r));
-            pb.environment().put("PARIO_SIZE", Integer.toString(RANKS));
+            final ProcessBuilder pb = Processes.rank(r, RANKS, command);
             pb.environment().put("PARIO_JOB", job);
             pb.environment().put("PARIO_TOKEN", "fault-campaign");
             pb.environment().put("PARIO_STARTUP_TIMEOUT", fault == Fault.NEVER_ARRIVES ? "5" : "60");
@@ -192,7 +189,10 @@ final class FaultCampaign {
                 try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(),
                     StandardCharsets.UTF_8))) {
                     for (String s; (s = in.readLine()) != null; ) {
-                        lines.add(new Line(r, System.nanoTime(), s));
+                        synchronized (lines) {
+                            lines.add(new Line(r, System.nanoTime(), s));
+                            lines.notifyAll();
+                        }
                     }
                 } catch (IOException e) {
                     // the process is gone
@@ -217,6 +217,7 @@ final class FaultCampaign {
                     for (int r = 0; r < RANKS; r++) {
                         awaitLine(r, "rank " + r + " ready", 120);
                     }
+                    // the fault lands at a random moment of the loop: the campaign covers every phase of the calls
                     Thread.sleep(random.nextInt(1000));
                     if (fault == Fault.NETWORK_CUT) {
                         netns.cut(VICTIM);
@@ -230,15 +231,15 @@ final class FaultCampaign {
         /** @return when the first line of {@code rank} (any rank if negative) containing {@code text} was read */
         private long awaitLine(final int rank, final String text, final int seconds) throws Exception {
             final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-            while (System.nanoTime() < deadline) {
-                synchronized (lines) {
+            synchronized (lines) {
+                for (long left = deadline - System.nanoTime(); left > 0; left = deadline - System.nanoTime()) {
                     for (final Line l : lines) {
                         if ((rank < 0 || l.rank == rank) && l.text.contains(text)) {
                             return l.nanos;
                         }
                     }
+                    TimeUnit.NANOSECONDS.timedWait(lines, left);
                 }
-                Thread.sleep(5);
             }
             throw new IllegalStateException(fault + ": no rank printed '" + text + "' in " + seconds + " s\n"
                 + transcript());
@@ -331,14 +332,6 @@ final class FaultCampaign {
                 }
             }
             return b.toString();
-        }
-    }
-
-    static void command(final String... command) throws IOException, InterruptedException {
-        final Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        final String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) {
-            throw new IOException(String.join(" ", command) + " failed: " + out.trim());
         }
     }
 

@@ -50,11 +50,7 @@ class MultiJvmHdfsTest {
         final String job = "hdfs-" + UUID.randomUUID();
         final List<Process> ranks = new ArrayList<>();
         for (int r = 0; r < n; r++) {
-            final ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "-Xmx256m", "-cp", System.getProperty("java.class.path"), IoJobMain.class.getName(), mode,
-                location).redirectErrorStream(true);
-            pb.environment().put("PARIO_RANK", Integer.toString(r));
-            pb.environment().put("PARIO_SIZE", Integer.toString(n));
+            final ProcessBuilder pb = Processes.rank(r, n, Processes.java(IoJobMain.class, mode, location));
             pb.environment().put("PARIO_JOB", job);
             pb.environment().put("PARIO_RENDEZVOUS_DIR", dir.toString());
             pb.environment().put("PARIO_BIND", "127.0.0.1");

@@ -1,13 +1,11 @@
 package org.pario.it;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Several hosts on one machine: each "host" is a network namespace with its own interface, address and host
@@ -38,9 +36,9 @@ final class Netns implements AutoCloseable {
             for (int h = 0; h < hosts; h++) {
                 final String ns = name("h" + h);
                 create(ns);
-                run("ip", "link", "add", port(h, 'a'), "type", "veth", "peer", "name", port(h, 'b'));
-                run("ip", "link", "set", port(h, 'a'), "netns", ns);
-                run("ip", "link", "set", port(h, 'b'), "netns", name("sw"));
+                Processes.run("ip", "link", "add", port(h, 'a'), "type", "veth", "peer", "name", port(h, 'b'));
+                Processes.run("ip", "link", "set", port(h, 'a'), "netns", ns);
+                Processes.run("ip", "link", "set", port(h, 'b'), "netns", name("sw"));
                 ip(ns, "link", "set", port(h, 'a'), "name", "eth0");
                 ip(ns, "addr", "add", address(h) + "/24", "dev", "eth0");
                 ip(ns, "link", "set", "eth0", "up");
@@ -67,8 +65,8 @@ final class Netns implements AutoCloseable {
         }
         final String probe = "pario-probe-" + ProcessHandle.current().pid();
         try {
-            run("ip", "netns", "add", probe);
-            run("ip", "netns", "del", probe);
+            Processes.run("ip", "netns", "add", probe);
+            Processes.run("ip", "netns", "del", probe);
             return null;
         } catch (IOException e) {
             return "cannot create a network namespace: " + e.getMessage();
@@ -102,7 +100,7 @@ final class Netns implements AutoCloseable {
     public void close() {
         for (final String ns : created) {
             try {
-                run("ip", "netns", "del", ns);
+                Processes.run("ip", "netns", "del", ns);
             } catch (IOException e) {
                 // best effort: a namespace that is already gone is what we want
             }
@@ -126,27 +124,13 @@ final class Netns implements AutoCloseable {
     }
 
     private void create(final String ns) throws IOException {
-        run("ip", "netns", "add", ns);
+        Processes.run("ip", "netns", "add", ns);
         created.add(ns);
     }
 
     private static void ip(final String ns, final String... args) throws IOException {
         final List<String> c = new ArrayList<>(List.of("ip", "netns", "exec", ns, "ip"));
         c.addAll(List.of(args));
-        run(c.toArray(new String[0]));
-    }
-
-    private static void run(final String... command) throws IOException {
-        final Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        try {
-            final String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) {
-                p.destroyForcibly();
-                throw new IOException(String.join(" ", command) + " failed: " + out.trim());
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted", e);
-        }
+        Processes.run(c.toArray(new String[0]));
     }
 }

@@ -34,14 +34,10 @@ class NetworkNamespacesTest {
         try (Netns hosts = new Netns(3)) {
             final List<Process> ranks = new ArrayList<>();
             for (int r = 0; r < hostOf.length; r++) {
-                final List<String> command = new ArrayList<>(List.of(
-                    Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m", "-cp",
-                    System.getProperty("java.class.path"), HostsJobMain.class.getName(),
+                final List<String> command = new ArrayList<>(Processes.java(HostsJobMain.class,
                     dir.resolve("array").toString()));
                 command.addAll(List.of(lists));
-                final ProcessBuilder pb = new ProcessBuilder(hosts.on(hostOf[r], command)).redirectErrorStream(true);
-                pb.environment().put("PARIO_RANK", Integer.toString(r));
-                pb.environment().put("PARIO_SIZE", Integer.toString(hostOf.length));
+                final ProcessBuilder pb = Processes.rank(r, hostOf.length, hosts.on(hostOf[r], command));
                 pb.environment().put("PARIO_TOKEN", "several-hosts");
                 pb.environment().put("PARIO_COORDINATOR", Netns.hostName(0) + ":7077");
                 ranks.add(pb.start());

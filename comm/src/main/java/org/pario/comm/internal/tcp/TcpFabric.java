@@ -72,6 +72,8 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
     private final Channel[] inboundChannels;
     private final CountDownLatch inbound;
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** Set when this rank starts to leave the job (before it waits for its parked data to be fetched). */
+    private volatile boolean leaving;
     private final long startupNanos;
     private final long failureTimeoutMillis;
     /** Ids of parked sends and of receives waiting for parked data; unique per rank. */
@@ -513,6 +515,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
     }
 
     private void leave(final String abortReason) {
+        leaving = true;
         if (abortReason == null && !closed.get()) {
             // a normal finish: messages whose data still waits here must reach their receives first
             drainParked();
@@ -542,6 +545,11 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         }
         inboundChannels[peer] = ch;
         return true;
+    }
+
+    /** @return true once this rank has started to leave the job */
+    public boolean leaving() {
+        return leaving;
     }
 
     /** @return how many messages' data waits here for their receivers to ask for it */
