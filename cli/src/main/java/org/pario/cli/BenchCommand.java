@@ -22,6 +22,21 @@ final class BenchCommand implements Runnable {
         throw new picocli.CommandLine.ParameterException(spec.commandLine(), "a benchmark is required: comm or io");
     }
 
+    /**
+     * @return this JVM's {@code pario.*} system properties as {@code -D} options, so that settings given to the
+     *     command (transport, tuning, thresholds) reach the ranks it starts
+     */
+    static List<String> parioProperties() {
+        final List<String> options = new ArrayList<>();
+        for (final String name : System.getProperties().stringPropertyNames()) {
+            if (name.startsWith("pario.")) {
+                options.add("-D" + name + "=" + System.getProperty(name));
+            }
+        }
+        java.util.Collections.sort(options);
+        return options;
+    }
+
     /** {@code pario bench comm -n N}: collectives between N JVM ranks over TCP. */
     @Command(name = "comm", mixinStandardHelpOptions = true,
         description = "Latency and bandwidth of barrier, bcast, allreduce, gather and alltoall between N JVM ranks "
@@ -45,8 +60,10 @@ final class BenchCommand implements Runnable {
                 return 0;
             }
             final List<String> command = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx3g", "-cp",
-                System.getProperty("java.class.path"), Main.class.getName(), "bench", "comm", "--worker"));
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx3g"));
+            command.addAll(parioProperties());
+            command.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName(), "bench", "comm",
+                "--worker"));
             return LaunchCommand.launch(ranks, "127.0.0.1", 60, command, spec.commandLine().getOut(),
                 spec.commandLine().getErr(), true);
         }
@@ -93,9 +110,10 @@ final class BenchCommand implements Runnable {
             }
             IoBenchmark.array(pattern, ranks, size);
             final List<String> command = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx3g", "-cp",
-                System.getProperty("java.class.path"), Main.class.getName(), "bench", "io", "--worker",
-                "--size", Long.toString(size), "--pattern", pattern, "--file", Locations.absolute(file)));
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx3g"));
+            command.addAll(parioProperties());
+            command.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName(), "bench", "io",
+                "--worker", "--size", Long.toString(size), "--pattern", pattern, "--file", Locations.absolute(file)));
             for (final java.util.Map.Entry<String, String> h : hints.entrySet()) {
                 command.add("--hint");
                 command.add(h.getKey() + "=" + h.getValue());

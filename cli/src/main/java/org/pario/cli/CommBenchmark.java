@@ -26,7 +26,7 @@ final class CommBenchmark {
             final int me = world.rank();
             final int n = world.size();
             if (me == 0) {
-                System.out.printf(Locale.ROOT, "# Pario, %d ranks over TCP%n", n);
+                System.out.printf(Locale.ROOT, "# Pario, %d ranks over %s%n", n, world.transport());
             }
             report(world, "barrier", 0, time(world, 2000, () -> world.barrier()));
             for (final long size : SIZES) {

@@ -18,9 +18,10 @@ import org.pario.datatypes.Packer;
  * message carries a tag made of the call's sequence number and the algorithm's step, so concurrent collectives
  * never mix. Algorithms: dissemination barrier; binomial-tree broadcast and (commutative) reduce; rank-ordered
  * reduce for non-commutative operations; linear gather(v)/scatter(v) at the root; ring allgather(v);
- * pairwise-exchange alltoall(v/w); allreduce by recursive doubling (small data) or ring reduce-scatter and
- * allgather (large data, see {@link CollectiveTuning}), reduce then broadcast for non-commutative operations,
- * every rank getting bitwise the same result; reduce-scatter as reduce then scatter; scan as a chain.
+ * pairwise-exchange alltoall(v/w); allreduce by recursive doubling (small data) or Rabenseifner's recursive-halving reduce-scatter
+ * plus recursive-doubling allgather (large data, see {@link CollectiveTuning}), reduce then broadcast for
+ * non-commutative operations, every rank getting bitwise the same result; pairwise-exchange reduce-scatter
+ * (reduce then scatter for non-commutative operations); scan as a chain.
  */
 final class Collectives {
     private Collectives() {
@@ -436,8 +437,8 @@ final class Collectives {
     }
 
     /**
-     * Allreduce. Commutative operations: recursive doubling for small data, a ring reduce-scatter then a ring
-     * allgather from {@link CollectiveTuning#allreduceRingMinBytes()} on. Non-commutative operations: reduce in
+     * Allreduce. Commutative operations: recursive doubling for small data, Rabenseifner's reduce-scatter plus
+     * allgather from {@link CollectiveTuning#allreduceLargeMinBytes()} on. Non-commutative operations: reduce in
      * rank order to rank 0, then broadcast. Every algorithm gives every rank bitwise the same result: partners
      * always combine the lower group's value on the left, and each block of the ring is computed by one rank.
      */
@@ -454,8 +455,8 @@ final class Collectives {
                 result = new byte[own.length];
             }
             bcast(c, seq, result, result.length, Datatype.BYTE, 0);
-        } else if (own.length >= CollectiveTuning.DEFAULT.allreduceRingMinBytes() && e.count() >= n) {
-            result = ringAllreduce(c, seq, own, e, op);
+        } else if (own.length >= CollectiveTuning.DEFAULT.allreduceLargeMinBytes()) {
+            result = rabenseifner(c, seq, own, e, op);
         } else {
             result = recursiveDoubling(c, seq, own, e, op);
         }
@@ -519,78 +520,142 @@ final class Collectives {
     }
 
     /**
-     * Ring allreduce: the data is cut into n blocks of whole elements; n - 1 reduce-scatter steps leave rank i
-     * with the reduction of block (i + 1) mod n, then n - 1 allgather steps pass the reduced blocks around.
+     * Rabenseifner's allreduce: a reduce-scatter by recursive halving leaves each of the {@code pof2} ranks with
+     * the reduction of one block of whole elements, then an allgather by recursive doubling hands every block to
+     * every rank; with a non-power-of-two size the first {@code 2 * (n - pof2)} ranks fold in pairs first. Each
+     * rank sends and receives about twice its data in {@code 2 log2(pof2)} steps. Every block is reduced on exactly
+     * one rank and copied from there, so all ranks hold the same bits. Partial results are combined in place, into
+     * the rank's packed operand.
      */
-    private static byte[] ringAllreduce(final Communicator c, final int seq, final byte[] own,
-                                        final Reductions.Element e, final Op op) {
+    private static byte[] rabenseifner(final Communicator c, final int seq, final byte[] own,
+                                       final Reductions.Element e, final Op op) {
         final int n = c.size();
         final int me = c.rank;
-        final long elementSize = e.size();
-        final long elements = e.count();
-        final int[] start = new int[n + 1];
-        for (int b = 0; b <= n; b++) {
-            start[b] = (int) (elements * b / n * elementSize);
+        int pof2 = 1;
+        while (pof2 * 2 <= n) {
+            pof2 *= 2;
         }
-        final byte[] acc = own.clone();
-        final int right = (me + 1) % n;
-        final int left = (me - 1 + n) % n;
-        for (int step = 0; step < n - 1; step++) {
-            final int sendBlock = (me - step + n) % n;
-            final int recvBlock = (me - step - 1 + n) % n;
-            final int rlen = start[recvBlock + 1] - start[recvBlock];
-            final byte[] incoming = new byte[rlen];
-            final Pending r = irecv(c, Memory.of(incoming), rlen, Datatype.BYTE, left, tag(seq, 6));
-            send(c, Memory.of(acc).at(start[sendBlock]), start[sendBlock + 1] - start[sendBlock], Datatype.BYTE,
-                right, tag(seq, 6));
-            r.join();
-            final Reductions.Element part = new Reductions.Element(e.type(), rlen / elementSize);
-            // block k is combined in the fixed order k, k+1, ... around the ring, by one rank per step, so the
-            // finished block (then copied to every rank) has the same bits everywhere
-            final byte[] local = java.util.Arrays.copyOfRange(acc, start[recvBlock], start[recvBlock] + rlen);
-            Op.combine(op, ByteBuffer.wrap(incoming), ByteBuffer.wrap(local), part);
-            System.arraycopy(local, 0, acc, start[recvBlock], rlen);
+        final int extra = n - pof2;
+        byte[] acc = own;
+        final int newRank;
+        if (me < 2 * extra) {
+            if (me % 2 == 1) {
+                sendBytes(c, acc, me - 1, tag(seq, 4));
+                newRank = -1;
+            } else {
+                final byte[] right = recvBytes(c, acc.length, me + 1, tag(seq, 4));
+                Op.combine(op, ByteBuffer.wrap(acc), ByteBuffer.wrap(right), e);
+                acc = right;
+                newRank = me / 2;
+            }
+        } else {
+            newRank = me - extra;
         }
-        for (int step = 0; step < n - 1; step++) {
-            final int sendBlock = (me + 1 - step + n) % n;
-            final int recvBlock = (me - step + n) % n;
-            final int rlen = start[recvBlock + 1] - start[recvBlock];
-            final Pending r = irecv(c, Memory.of(acc).at(start[recvBlock]), rlen, Datatype.BYTE, left,
-                tag(seq, 7));
-            send(c, Memory.of(acc).at(start[sendBlock]), start[sendBlock + 1] - start[sendBlock], Datatype.BYTE,
-                right, tag(seq, 7));
-            r.join();
+        if (newRank >= 0) {
+            final long elementSize = e.size();
+            final int[] start = new int[pof2 + 1];
+            for (int b = 0; b <= pof2; b++) {
+                start[b] = Math.toIntExact(e.count() * b / pof2 * elementSize);
+            }
+            final int half = pof2 / 2;
+            final byte[] incoming = new byte[Math.max(start[half], start[pof2] - start[half])];
+            int lo = 0;
+            int hi = pof2;
+            for (int mask = half, step = 60; mask > 0; mask >>= 1, step++) {
+                final int partnerNew = newRank ^ mask;
+                final int partner = partnerNew < extra ? partnerNew * 2 : partnerNew + extra;
+                final int mid = lo + (hi - lo) / 2;
+                final boolean lower = (newRank & mask) == 0;
+                final int keepLo = lower ? lo : mid;
+                final int keepHi = lower ? mid : hi;
+                final int sendLo = lower ? mid : lo;
+                final int sendHi = lower ? hi : mid;
+                final int keep = start[keepHi] - start[keepLo];
+                final Pending r = irecv(c, Memory.of(incoming), keep, Datatype.BYTE, partner, tag(seq, step));
+                send(c, Memory.of(acc).at(start[sendLo]), start[sendHi] - start[sendLo], Datatype.BYTE, partner,
+                    tag(seq, step));
+                r.join();
+                Op.combine(op, ByteBuffer.wrap(incoming, 0, keep).slice(),
+                    ByteBuffer.wrap(acc, start[keepLo], keep).slice(),
+                    new Reductions.Element(e.type(), keep / elementSize));
+                lo = keepLo;
+                hi = keepHi;
+            }
+            for (int mask = 1, step = 92; mask < pof2; mask <<= 1, step++) {
+                final int partnerNew = newRank ^ mask;
+                final int partner = partnerNew < extra ? partnerNew * 2 : partnerNew + extra;
+                final int width = hi - lo;
+                final boolean lower = (newRank & mask) == 0;
+                final int theirLo = lower ? hi : lo - width;
+                final int theirHi = lower ? hi + width : lo;
+                final Pending r = irecv(c, Memory.of(acc).at(start[theirLo]), start[theirHi] - start[theirLo],
+                    Datatype.BYTE, partner, tag(seq, step));
+                send(c, Memory.of(acc).at(start[lo]), start[hi] - start[lo], Datatype.BYTE, partner, tag(seq, step));
+                r.join();
+                lo = Math.min(lo, theirLo);
+                hi = Math.max(hi, theirHi);
+            }
+        }
+        if (me < 2 * extra) {
+            if (me % 2 == 0) {
+                sendBytes(c, acc, me + 1, tag(seq, 40));
+            } else {
+                acc = recvBytes(c, own.length, me - 1, tag(seq, 40));
+            }
         }
         return acc;
     }
 
+    /**
+     * Reduce-scatter. Commutative operations: pairwise exchange, in step s each rank sends rank {@code me + s} that
+     * rank's block of its operand and folds in what rank {@code me - s} sends for its own block, so each rank
+     * moves only its data once and holds one block's worth of buffers. Non-commutative operations: reduce in rank
+     * order to rank 0, which sends each rank its block.
+     */
     static void reduceScatter(final Communicator c, final int seq, final Object sendbuf, final Object recvbuf,
                               final long[] recvcounts, final Datatype type, final Op op) {
         final int n = c.size();
         Checks.length("recvcounts", recvcounts, n);
         long total = 0;
-        for (final long k : recvcounts) {
-            total = Math.addExact(total, k);
+        for (int i = 0; i < n; i++) {
+            Checks.count("recvcounts[" + i + "]", recvcounts[i]);
+            total = Math.addExact(total, recvcounts[i]);
         }
         final Reductions.Element e = Reductions.element(op, type, total);
         final Object input = sendbuf == Communicator.IN_PLACE ? recvbuf : sendbuf;
-        final byte[] result = reduceToRoot(c, seq, Packer.pack(memory("sendbuf", input), type, total), e, op, 0);
+        final byte[] packed = Packer.pack(memory("sendbuf", input), type, total);
         final long size = type.size();
-        if (c.rank == 0) {
-            long at = 0;
-            for (int i = 0; i < n; i++) {
-                final int len = Math.toIntExact(recvcounts[i] * size);
-                final byte[] block = Arrays.copyOfRange(result, (int) at, (int) at + len);
-                if (i == 0) {
-                    Packer.unpack(block, memory("recvbuf", recvbuf), type, recvcounts[0]);
-                } else {
-                    sendBytes(c, block, i, tag(seq, 2));
-                }
-                at += len;
+        final int me = c.rank;
+        final int[] at = new int[n + 1];
+        for (int i = 0; i < n; i++) {
+            at[i + 1] = Math.toIntExact(at[i] + recvcounts[i] * size);
+        }
+        if (op.commutative()) {
+            final int mine = at[me + 1] - at[me];
+            final byte[] incoming = new byte[mine];
+            final Reductions.Element part = new Reductions.Element(e.type(), recvcounts[me]);
+            for (int step = 1; step < n; step++) {
+                final int dest = (me + step) % n;
+                final int source = (me - step + n) % n;
+                final Pending r = irecv(c, Memory.of(incoming), mine, Datatype.BYTE, source, tag(seq, 3));
+                send(c, Memory.of(packed).at(at[dest]), at[dest + 1] - at[dest], Datatype.BYTE, dest, tag(seq, 3));
+                r.join();
+                Op.combine(op, ByteBuffer.wrap(incoming), ByteBuffer.wrap(packed, at[me], mine).slice(), part);
             }
+            Packer.unpack(ByteBuffer.wrap(packed), at[me], mine, memory("recvbuf", recvbuf),
+                memory("recvbuf", recvbuf).origin(), type, recvcounts[me], DataRepresentation.NATIVE, 0);
+            return;
+        }
+        final byte[] result = reduceToRoot(c, seq, packed, e, op, 0);
+        if (me == 0) {
+            for (int i = 1; i < n; i++) {
+                send(c, Memory.of(result).at(at[i]), at[i + 1] - at[i], Datatype.BYTE, i, tag(seq, 2));
+            }
+            Packer.unpack(ByteBuffer.wrap(result), 0, at[1], memory("recvbuf", recvbuf),
+                memory("recvbuf", recvbuf).origin(), type, recvcounts[0], DataRepresentation.NATIVE, 0);
         } else {
-            final byte[] block = recvBytes(c, Math.toIntExact(recvcounts[c.rank] * size), 0, tag(seq, 2));
-            Packer.unpack(block, memory("recvbuf", recvbuf), type, recvcounts[c.rank]);
+            final byte[] block = recvBytes(c, at[me + 1] - at[me], 0, tag(seq, 2));
+            Packer.unpack(block, memory("recvbuf", recvbuf), type, recvcounts[me]);
         }
     }
 

@@ -102,6 +102,11 @@ public final class Communicator implements AutoCloseable {
         return group.length;
     }
 
+    /** @return how this communicator's messages travel: "in-JVM", "TCP (epoll)" or "TCP (nio)" */
+    public String transport() {
+        return fabric.transport();
+    }
+
     // ------------------------------------------------------------------ point-to-point
 
     /**

@@ -152,8 +152,8 @@ class CollectivesTest {
 
     @ParameterizedTest(name = "{0}, {1} ranks")
     @MethodSource("transportsAndRanks")
-    void largeAllreducesTakeTheRingAndStayExactAndIdentical(final Transport transport, final int n) {
-        // 70,000 doubles = 560 KB, above the ring threshold; integers keep sums exact
+    void largeAllreducesTakeRabenseifnerAndStayExactAndIdentical(final Transport transport, final int n) {
+        // 70,000 doubles = 560 KB, far above the Rabenseifner threshold; integers keep sums exact
         final int count = 70_000;
         final java.util.List<double[]> results = transport.call(n, world -> {
             final double[] x = new double[count];
@@ -302,6 +302,66 @@ class CollectivesTest {
             world.reduceScatter(wide, mineOut, rcounts, Datatype.DOUBLE, Op.SUM);
             for (final double d : mineOut) {
                 assertEquals((double) n * (n - 1) / 2, d);
+            }
+        });
+    }
+
+    /**
+     * Reduce-scatter with empty blocks, uneven blocks and IN_PLACE, by pairwise exchange (commutative operations,
+     * predefined and user-defined) and by reduce-then-scatter (non-commutative), and a large allreduce through a
+     * commutative user operation (Rabenseifner's algorithm).
+     */
+    @ParameterizedTest(name = "{0}, {1} ranks")
+    @MethodSource("transportsAndRanks")
+    void reduceScatterWithEmptyAndUnevenBlocksAndUserOps(final Transport transport, final int n) {
+        final Op userSum = Op.create("USER_SUM", true, (in, inout, count, type) -> {
+            for (int k = 0; k < count; k++) {
+                inout.putLong(k * 8, inout.getLong(k * 8) + in.getLong(k * 8));
+            }
+        });
+        final Op first = Op.create("FIRST", false,
+            (in, inout, count, type) -> inout.put(0, in, 0, (int) (count * 8)));
+        transport.run(n, world -> {
+            final int me = world.rank();
+            final long[] counts = new long[n];
+            long total = 0;
+            for (int r = 0; r < n; r++) {
+                counts[r] = r % 3 == 1 ? 0 : 100L * r + 7;
+                total += counts[r];
+            }
+            long before = 0;
+            for (int r = 0; r < me; r++) {
+                before += counts[r];
+            }
+            final long[] mine = new long[(int) total];
+            for (int k = 0; k < mine.length; k++) {
+                mine[k] = (me + 1L) * 1_000_000 + k;
+            }
+            for (final Op op : new Op[] {Op.SUM, userSum}) {
+                final long[] out = new long[(int) counts[me]];
+                world.reduceScatter(mine, out, counts, Datatype.LONG, op);
+                for (int k = 0; k < out.length; k++) {
+                    assertEquals((long) n * (n + 1) / 2 * 1_000_000 + (long) n * (before + k), out[k], op + " " + k);
+                }
+            }
+            final long[] inPlace = mine.clone();
+            world.reduceScatter(Communicator.IN_PLACE, inPlace, counts, Datatype.LONG, Op.MAX);
+            for (int k = 0; k < counts[me]; k++) {
+                assertEquals((long) n * 1_000_000 + before + k, inPlace[k]);
+            }
+            final long[] leftmost = new long[(int) counts[me]];
+            world.reduceScatter(mine, leftmost, counts, Datatype.LONG, first);
+            for (int k = 0; k < leftmost.length; k++) {
+                assertEquals(1_000_000 + before + k, leftmost[k], "rank 0's operand is the leftmost");
+            }
+            final long[] large = new long[5000];
+            for (int k = 0; k < large.length; k++) {
+                large[k] = me * 7L + k;
+            }
+            final long[] sum = new long[large.length];
+            world.allreduce(large, sum, large.length, Datatype.LONG, userSum);
+            for (int k = 0; k < sum.length; k++) {
+                assertEquals(7L * n * (n - 1) / 2 + (long) n * k, sum[k]);
             }
         });
     }

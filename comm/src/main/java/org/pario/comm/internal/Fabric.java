@@ -35,6 +35,11 @@ public abstract class Fabric {
         return departed.length();
     }
 
+    /** @return how messages travel, for reports: "in-JVM", "TCP (epoll)", "TCP (nio)" */
+    public String transport() {
+        return "in-JVM";
+    }
+
     /** @return the endpoint of a world rank that lives in this process */
     public abstract Endpoint endpoint(int worldRank);
 

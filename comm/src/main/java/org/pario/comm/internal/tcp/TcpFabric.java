@@ -27,10 +27,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.WriteBufferWaterMark;
-import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.timeout.IdleState;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
@@ -67,6 +64,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
     private final byte[] token;
     private final Endpoint endpoint;
     private final EventLoopGroup group;
+    private final Transports transport;
     private final Channel server;
     private final Channel[] outbound;
     private final Channel[] inboundChannels;
@@ -110,10 +108,11 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         this.failureTimeoutMillis = config.failureTimeoutMillis();
         this.eagerInFlight = new AtomicLongArray(config.size());
         this.creditToReturn = new AtomicLongArray(config.size());
-        this.group = new MultiThreadIoEventLoopGroup(Integer.getInteger("pario.ioThreads", 2), NioIoHandler.newFactory());
+        this.transport = Transports.chosen();
+        this.group = new MultiThreadIoEventLoopGroup(Integer.getInteger("pario.ioThreads", 2), transport.handlers());
         boolean started = false;
         try {
-            final ServerBootstrap sb = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
+            final ServerBootstrap sb = new ServerBootstrap().group(group).channel(transport.serverChannel())
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.SO_RCVBUF, SOCKET_BUFFER)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
@@ -180,7 +179,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
     }
 
     private void connectAll(final TcpConfig config, final InetSocketAddress[] table) {
-        final Bootstrap b = new Bootstrap().group(group).channel(NioSocketChannel.class)
+        final Bootstrap b = new Bootstrap().group(group).channel(transport.channel())
             .option(ChannelOption.TCP_NODELAY, true)
             .option(ChannelOption.SO_SNDBUF, SOCKET_BUFFER)
             .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(4 << 20, 16 << 20))
@@ -555,6 +554,11 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
     /** @return how many messages' data waits here for their receivers to ask for it */
     public int parkedMessages() {
         return parked.size();
+    }
+
+    @Override
+    public String transport() {
+        return "TCP (" + transport.name() + ")";
     }
 
     /** @return the address this rank receives on */

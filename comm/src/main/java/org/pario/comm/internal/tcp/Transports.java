@@ -1,0 +1,55 @@
+package org.pario.comm.internal.tcp;
+
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import org.pario.ParioException;
+
+/**
+ * Which Netty transport carries a job's connections: native epoll where Netty's native library loads (Linux on
+ * x86-64 and ARM64), Java NIO elsewhere. {@code -Dpario.transport=nio} forces NIO, {@code =epoll} demands epoll
+ * and fails the start if it cannot load, {@code =auto} (the default) takes epoll when it can.
+ *
+ * @param name           "epoll" or "nio", as reported by {@code pario info} and the benchmarks
+ * @param handlers       the event loops' I/O handler
+ * @param serverChannel  the listening socket's channel class
+ * @param channel        a connection's channel class
+ */
+record Transports(String name, IoHandlerFactory handlers, Class<? extends ServerChannel> serverChannel,
+                  Class<? extends SocketChannel> channel) {
+
+    /** @return the transport the system property asks for */
+    static Transports chosen() {
+        final String wanted = System.getProperty("pario.transport", "auto");
+        switch (wanted) {
+            case "nio":
+                return nio();
+            case "epoll":
+                if (!Epoll.isAvailable()) {
+                    throw ParioException.argument("pario.transport=epoll, but Netty's native epoll transport is not "
+                        + "available here: " + Epoll.unavailabilityCause());
+                }
+                return epoll();
+            case "auto":
+                return Epoll.isAvailable() ? epoll() : nio();
+            default:
+                throw ParioException.argument("pario.transport must be auto, epoll or nio, not '" + wanted + "'");
+        }
+    }
+
+    private static Transports epoll() {
+        return new Transports("epoll", EpollIoHandler.newFactory(), EpollServerSocketChannel.class,
+            EpollSocketChannel.class);
+    }
+
+    private static Transports nio() {
+        return new Transports("nio", NioIoHandler.newFactory(), NioServerSocketChannel.class, NioSocketChannel.class);
+    }
+}
