@@ -12,16 +12,33 @@ import org.pario.ParioException;
 
 /**
  * The transports a test body runs over: ranks as threads over the in-JVM fabric, or ranks as threads that
- * each own a TCP fabric connected over loopback (the same code path as one JVM per rank).
+ * each own a TCP fabric connected over loopback (the same code path as one JVM per rank), on Netty's default
+ * transport for this machine (native epoll on Linux) and on Java NIO.
  */
 enum Transport {
     IN_JVM,
-    TCP;
+    TCP,
+    TCP_NIO;
 
     <T> List<T> call(final int n, final LocalCluster.RankFunction<T> body) {
         if (this == IN_JVM) {
             return LocalCluster.call(n, body);
         }
+        // read by each fabric as it starts; test classes run one at a time, so setting it around the job is safe
+        final String before = System.getProperty("pario.transport");
+        System.setProperty("pario.transport", this == TCP_NIO ? "nio" : "auto");
+        try {
+            return callOverTcp(n, body);
+        } finally {
+            if (before == null) {
+                System.clearProperty("pario.transport");
+            } else {
+                System.setProperty("pario.transport", before);
+            }
+        }
+    }
+
+    private <T> List<T> callOverTcp(final int n, final LocalCluster.RankFunction<T> body) {
         final Path dir;
         try {
             dir = Files.createTempDirectory("pario-test-");
