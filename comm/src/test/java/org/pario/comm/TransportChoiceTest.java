@@ -13,18 +13,19 @@ import org.pario.ErrorCategory;
 import org.pario.ParioException;
 import org.pario.datatypes.Datatype;
 
-/** {@code -Dpario.transport}: native epoll on this Linux machine by default, NIO on request, a clear error otherwise. */
+/** {@code -Dpario.transport}: native epoll on Linux by default, NIO on request, a clear error otherwise. */
 @Timeout(60)
 class TransportChoiceTest {
     @Test
     void linuxRanksTalkOverNativeEpollByDefaultAndOverNioOnRequest() {
-        assertEquals(List.of("TCP (epoll)", "TCP (epoll)"), Transport.TCP.call(2, TransportChoiceTest::transportAfterAllreduce),
+        assertEquals(List.of("TCP (epoll)", "TCP (epoll)"), Transport.TCP.call(2, TransportChoiceTest::used),
             "Netty's native epoll library ships for Linux x86-64 and ARM64");
-        assertEquals(List.of("TCP (nio)", "TCP (nio)"), Transport.TCP_NIO.call(2, TransportChoiceTest::transportAfterAllreduce));
-        assertEquals(List.of("in-JVM", "in-JVM"), Transport.IN_JVM.call(2, TransportChoiceTest::transportAfterAllreduce));
+        assertEquals(List.of("TCP (nio)", "TCP (nio)"), Transport.TCP_NIO.call(2, TransportChoiceTest::used));
+        assertEquals(List.of("in-JVM", "in-JVM"), Transport.IN_JVM.call(2, TransportChoiceTest::used));
     }
 
-    private static String transportAfterAllreduce(final Communicator world) {
+    /** Runs an allreduce and returns the transport it went over. */
+    private static String used(final Communicator world) {
         final long[] sum = new long[1];
         world.allreduce(new long[] {world.rank() + 1}, sum, 1, Datatype.LONG, Op.SUM);
         assertEquals(3L, sum[0]);
@@ -40,7 +41,8 @@ class TransportChoiceTest {
                 java.nio.file.Files.createTempDirectory("pario-test-"), "job", "token", "127.0.0.1", "127.0.0.1",
                 Duration.ofSeconds(10))));
             assertEquals(ErrorCategory.ARGUMENT, e.category());
-            assertTrue(e.getMessage().contains("auto, epoll or nio") && e.getMessage().contains("rdma"), e.getMessage());
+            assertTrue(e.getMessage().contains("auto, epoll or nio") && e.getMessage().contains("rdma"),
+                e.getMessage());
         } finally {
             if (before == null) {
                 System.clearProperty("pario.transport");
