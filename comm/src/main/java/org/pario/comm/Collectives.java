@@ -19,9 +19,10 @@ import org.pario.datatypes.Packer;
  * never mix. Algorithms: dissemination barrier; binomial-tree broadcast and (commutative) reduce; rank-ordered
  * reduce for non-commutative operations; linear gather(v)/scatter(v) at the root; ring allgather(v);
  * pairwise-exchange alltoall(v/w); allreduce by recursive doubling (small data) or Rabenseifner's
- * recursive-halving reduce-scatter plus recursive-doubling allgather (large data, see {@link CollectiveTuning}), reduce then broadcast for
- * non-commutative operations, every rank getting bitwise the same result; pairwise-exchange reduce-scatter
- * (reduce then scatter for non-commutative operations); scan as a chain.
+ * recursive-halving reduce-scatter plus recursive-doubling allgather (large data, see
+ * {@link CollectiveTuning}), reduce then broadcast for non-commutative operations, every rank getting bitwise the
+ * same result; pairwise-exchange reduce-scatter (reduce then scatter for non-commutative operations); scan as a
+ * chain.
  */
 final class Collectives {
     private Collectives() {
