@@ -13,9 +13,14 @@ package org.pario.comm;
  *                               Pario's JVMs costs about 70 us, and measured with {@code pario bench comm}
  *                               (2 and 4 ranks) recursive doubling stays ahead up to a few hundred KiB (64 KiB
  *                               allreduce at 2 ranks: 225 us against 312 us with the 2 KiB switch).
+ * @param bcastPipelineMinBytes  from this size on, with 3 ranks or more, bcast pipelines segments along the ranks
+ *                               instead of sending the whole message down a binomial tree
+ * @param bcastSegmentBytes      the pipeline's segment size (rounded down to whole elements, at least one)
  */
-public record CollectiveTuning(long allreduceLargeMinBytes) {
+public record CollectiveTuning(long allreduceLargeMinBytes, long bcastPipelineMinBytes, long bcastSegmentBytes) {
     /** The defaults, with any system-property overrides applied. */
     public static final CollectiveTuning DEFAULT = new CollectiveTuning(
-        Long.getLong("pario.tuning.allreduceLargeMinBytes", 512 * 1024L));
+        Long.getLong("pario.tuning.allreduceLargeMinBytes", 512 * 1024L),
+        Long.getLong("pario.tuning.bcastPipelineMinBytes", 4L << 20),
+        Long.getLong("pario.tuning.bcastSegmentBytes", 1L << 20));
 }

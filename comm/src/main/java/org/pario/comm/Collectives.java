@@ -164,11 +164,22 @@ final class Collectives {
         }
     }
 
+    /**
+     * Broadcast: a binomial tree, or from {@link CollectiveTuning#bcastPipelineMinBytes()} on (3 ranks or more)
+     * a pipeline along the ranks in order from the root, in segments of
+     * {@link CollectiveTuning#bcastSegmentBytes()}, so that every link carries data at once instead of the
+     * tree's {@code log2(n)} full-size steps one after another.
+     */
     static void bcast(final Communicator c, final int seq, final Object buf, final long count, final Datatype type,
                       final int root) {
         Checks.count("count", count);
         final Memory m = memory("buf", buf);
         final int n = c.size();
+        final CollectiveTuning tuning = CollectiveTuning.DEFAULT;
+        if (n >= 3 && type.size() > 0 && count * type.size() >= tuning.bcastPipelineMinBytes()) {
+            pipelinedBcast(c, seq, m, count, type, root, Math.max(1, tuning.bcastSegmentBytes() / type.size()));
+            return;
+        }
         final int rel = (c.rank - root + n) % n;
         int mask = 1;
         while (mask < n) {
@@ -185,6 +196,56 @@ final class Collectives {
             }
             mask >>= 1;
         }
+    }
+
+    /** Receives posted ahead by each rank of the pipeline: enough to keep the link busy, bounded whatever the size. */
+    private static final int PIPELINE_DEPTH = 4;
+
+    /**
+     * Segment {@code s} holds elements {@code [s * perSegment, (s + 1) * perSegment)}; every rank but the root
+     * receives each from the rank before it and passes it on to the rank after it. All segments share one tag:
+     * MPI's ordering between two ranks keeps them in sequence.
+     */
+    private static void pipelinedBcast(final Communicator c, final int seq, final Memory m, final long count,
+                                       final Datatype type, final int root, final long perSegment) {
+        final int n = c.size();
+        final int rel = (c.rank - root + n) % n;
+        final int previous = (rel - 1 + root + n) % n;
+        final int next = (rel + 1 + root) % n;
+        final boolean last = rel == n - 1;
+        final long segments = (count + perSegment - 1) / perSegment;
+        final long extent = type.extent();
+        final int tag = tag(seq, 1);
+        if (rel == 0) {
+            for (long s = 0; s < segments; s++) {
+                final long first = s * perSegment;
+                send(c, m.at(Math.multiplyExact(first, extent)), Math.min(perSegment, count - first), type, next, tag);
+            }
+            return;
+        }
+        final Pending[] posted = new Pending[PIPELINE_DEPTH];
+        for (long s = 0; s < Math.min(segments, PIPELINE_DEPTH); s++) {
+            posted[(int) s] = pipelineReceive(c, m, count, type, perSegment, s, previous, tag);
+        }
+        for (long s = 0; s < segments; s++) {
+            final int slot = (int) (s % PIPELINE_DEPTH);
+            posted[slot].join();
+            if (!last) {
+                final long first = s * perSegment;
+                send(c, m.at(Math.multiplyExact(first, extent)), Math.min(perSegment, count - first), type, next, tag);
+            }
+            if (s + PIPELINE_DEPTH < segments) {
+                posted[slot] = pipelineReceive(c, m, count, type, perSegment, s + PIPELINE_DEPTH, previous, tag);
+            }
+        }
+    }
+
+    private static Pending pipelineReceive(final Communicator c, final Memory m, final long count, final Datatype type,
+                                           final long perSegment, final long segment, final int source,
+                                           final int tag) {
+        final long first = segment * perSegment;
+        return irecv(c, m.at(Math.multiplyExact(first, type.extent())), Math.min(perSegment, count - first), type,
+            source, tag);
     }
 
     // ------------------------------------------------------------------ gather and scatter

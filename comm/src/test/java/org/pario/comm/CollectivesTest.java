@@ -365,4 +365,41 @@ class CollectivesTest {
             }
         });
     }
+
+    static java.util.stream.Stream<Arguments> pipelineShapes() {
+        return java.util.stream.Stream.of(Transport.values())
+            .flatMap(t -> java.util.stream.Stream.of(3, 4, 7).map(n -> Arguments.of(t, n)));
+    }
+
+    /**
+     * Broadcasts above the pipeline threshold (4 MiB): a contiguous one whose size is not a whole number of
+     * segments, and one of every other double (a resized type, extent 16 bytes) whose gaps must stay untouched,
+     * from the first and the last rank.
+     */
+    @ParameterizedTest(name = "{0}, {1} ranks")
+    @MethodSource("pipelineShapes")
+    void largeBroadcastsPipelineSegmentsAlongTheRanks(final Transport transport, final int n) {
+        final int count = (5 << 17) + 3;
+        final Datatype everyOther = Datatype.resized(Datatype.DOUBLE, 0, 16);
+        transport.run(n, world -> {
+            final int me = world.rank();
+            for (final int root : new int[] {0, n - 1}) {
+                final double[] b = me == root ? data(root, count) : new double[count];
+                world.bcast(b, count, Datatype.DOUBLE, root);
+                assertArrayEquals(data(root, count), b);
+                final double[] sparse = new double[2 * count];
+                Arrays.fill(sparse, -1);
+                if (me == root) {
+                    for (int k = 0; k < count; k++) {
+                        sparse[2 * k] = value(root, k);
+                    }
+                }
+                world.bcast(sparse, count, everyOther, root);
+                for (int k = 0; k < count; k++) {
+                    assertEquals(value(root, k), sparse[2 * k]);
+                    assertEquals(-1, sparse[2 * k + 1], "a gap of the type is left alone");
+                }
+            }
+        });
+    }
 }
