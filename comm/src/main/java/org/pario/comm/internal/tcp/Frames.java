@@ -27,6 +27,8 @@ import org.pario.comm.internal.MessageAccess;
  * CTS    magic:int 7:byte sendId:long receiveId:long                  send that data now (receiveId -1: drop it)
  * RDATA  magic:int 8:byte receiveId:long length:long payload:bytes    the data of a message announced by RTS
  * CREDIT magic:int 9:byte bytes:long                                  eager bytes the receiver has consumed
+ * SHM    magic:int 10:byte context:int source:int tag:int typeLength:short type:utf8 length:long sendId:long
+ *        offset:long pathLength:short path:utf8    an RTS whose data also lies in a shared-memory file
  * </pre>
  * All integers are big-endian. The decoder never aggregates a payload in Netty buffers: it copies it straight
  * into the message's own chunks as bytes arrive, so a message costs its size once whatever its length.
@@ -42,6 +44,7 @@ final class Frames {
     static final byte CTS = 7;
     static final byte RDATA = 8;
     static final byte CREDIT = 9;
+    static final byte SHM = 10;
     /** Longest abort reason sent, in characters (its UTF-8 form stays within {@link #MAX_SHORT_FIELD}). */
     private static final int MAX_REASON_CHARS = 300;
     /** Longest basic-type name or token accepted. */
@@ -62,8 +65,12 @@ final class Frames {
     record Abort(String reason) {
     }
 
-    /** A message whose data stays at the sender until the receiver asks for it. */
-    record Rts(int context, int source, int tag, String type, long length, long sendId) {
+    /**
+     * A message whose data stays at the sender until the receiver asks for it; {@code shmPath}, when not null,
+     * names a shared-memory file that holds the data too, from {@code shmOffset}.
+     */
+    record Rts(int context, int source, int tag, String type, long length, long sendId, String shmPath,
+               long shmOffset) {
     }
 
     /** The receiver's request for a parked message's data (or, with a negative receive id, permission to drop it). */
@@ -114,10 +121,21 @@ final class Frames {
 
     static ByteBuf rts(final ByteBufAllocator alloc, final int context, final int source, final int tag,
                        final String type, final long length, final long sendId) {
+        return rts(alloc, context, source, tag, type, length, sendId, null, 0);
+    }
+
+    /** An RTS, or with a shared-memory path a SHM frame. */
+    static ByteBuf rts(final ByteBufAllocator alloc, final int context, final int source, final int tag,
+                       final String type, final long length, final long sendId, final String shmPath,
+                       final long shmOffset) {
         final byte[] name = type == null ? new byte[0] : type.getBytes(StandardCharsets.UTF_8);
-        final ByteBuf b = alloc.buffer(35 + name.length);
-        b.writeInt(MAGIC).writeByte(RTS).writeInt(context).writeInt(source).writeInt(tag).writeShort(name.length)
-            .writeBytes(name).writeLong(length).writeLong(sendId);
+        final byte[] path = shmPath == null ? null : shmPath.getBytes(StandardCharsets.UTF_8);
+        final ByteBuf b = alloc.buffer(45 + name.length + (path == null ? 0 : path.length));
+        b.writeInt(MAGIC).writeByte(path == null ? RTS : SHM).writeInt(context).writeInt(source).writeInt(tag)
+            .writeShort(name.length).writeBytes(name).writeLong(length).writeLong(sendId);
+        if (path != null) {
+            b.writeLong(shmOffset).writeShort(path.length).writeBytes(path);
+        }
         return b;
     }
 
@@ -306,7 +324,26 @@ final class Frames {
                             in.resetReaderIndex();
                             return;
                         }
-                        out.add(new Rts(e.context, e.source, e.tag, e.type, e.length, in.readLong()));
+                        out.add(new Rts(e.context, e.source, e.tag, e.type, e.length, in.readLong(), null, 0));
+                    }
+                    case SHM -> {
+                        final Envelope e = envelope(in, 18);
+                        if (e == null) {
+                            in.resetReaderIndex();
+                            return;
+                        }
+                        final long sendId = in.readLong();
+                        final long offset = in.readLong();
+                        final int length = in.readUnsignedShort();
+                        if (length > MAX_SHORT_FIELD) {
+                            throw new TooLongFrameException("shared-memory path of " + length + " bytes");
+                        }
+                        if (in.readableBytes() < length) {
+                            in.resetReaderIndex();
+                            return;
+                        }
+                        out.add(new Rts(e.context, e.source, e.tag, e.type, e.length, sendId,
+                            in.readCharSequence(length, StandardCharsets.UTF_8).toString(), offset));
                     }
                     case CTS -> {
                         if (in.readableBytes() < 16) {

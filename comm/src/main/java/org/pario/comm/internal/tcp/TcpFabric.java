@@ -84,6 +84,10 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
     private final AtomicLongArray eagerInFlight;
     /** Receiver side, per peer: eager bytes consumed and not yet returned as credit. */
     private final AtomicLongArray creditToReturn;
+    /** Where large messages to peers of this host are staged, or null (off, unusable, or TLS). */
+    private final SharedMemory sharedMemory;
+    /** Per peer: whether it runs on this host, so a shared-memory file can reach it. */
+    private final boolean[] sameHost;
 
     /**
      * Starts this rank's part of the job and returns once every rank is connected.
@@ -108,6 +112,8 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         this.failureTimeoutMillis = config.failureTimeoutMillis();
         this.eagerInFlight = new AtomicLongArray(config.size());
         this.creditToReturn = new AtomicLongArray(config.size());
+        this.sameHost = new boolean[config.size()];
+        this.sharedMemory = config.tls() == null && config.size() > 1 ? SharedMemory.open() : null;
         this.transport = Transports.chosen();
         this.group = new MultiThreadIoEventLoopGroup(Integer.getInteger("pario.ioThreads", 2), transport.handlers());
         boolean started = false;
@@ -131,6 +137,9 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
             final InetSocketAddress mine = new InetSocketAddress(config.advertisedHost(),
                 ((InetSocketAddress) server.localAddress()).getPort());
             final InetSocketAddress[] table = exchange(config, mine);
+            for (int r = 0; r < table.length; r++) {
+                sameHost[r] = r != rank && sameHost(table[rank], table[r]);
+            }
             connectAll(config, table);
             if (!inbound.await(config.startupTimeoutMillis(), TimeUnit.MILLISECONDS)) {
                 throw new ParioException(ErrorCategory.TIMEOUT, "start-up: not every rank connected to rank " + rank
@@ -145,6 +154,9 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         } finally {
             if (!started) {
                 group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+                if (sharedMemory != null) {
+                    sharedMemory.close();
+                }
             }
         }
     }
@@ -165,6 +177,13 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         return Rendezvous.join(config.resolveCoordinator(), rank, config.size(), token, mine,
             config.startupTimeoutMillis(), config.tls() == null ? javax.net.SocketFactory.getDefault()
                 : config.tls().jdk().getSocketFactory());
+    }
+
+    /** @return whether two ranks' advertised addresses are on one host: the same address, or both loopback */
+    private static boolean sameHost(final InetSocketAddress a, final InetSocketAddress b) {
+        final java.net.InetAddress x = a.getAddress();
+        final java.net.InetAddress y = b.getAddress();
+        return x != null && y != null && (x.equals(y) || x.isLoopbackAddress() && y.isLoopbackAddress());
     }
 
     /** The rendezvous socket: TLS with client authentication when the job uses TLS. */
@@ -294,9 +313,9 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
     }
 
     /** A message whose data waits at the sender for its receiver's CTS; taken once, by a write or a release. */
-    private record Parked(int dest, ByteBuf data, AtomicBoolean taken) {
-        Parked(final int dest, final ByteBuf data) {
-            this(dest, data, new AtomicBoolean());
+    private record Parked(int dest, ByteBuf data, SharedMemory.Segment segment, AtomicBoolean taken) {
+        Parked(final int dest, final ByteBuf data, final SharedMemory.Segment segment) {
+            this(dest, data, segment, new AtomicBoolean());
         }
 
         boolean take() {
@@ -304,35 +323,50 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         }
     }
 
-    /** Packs the data into a direct buffer that waits here, and announces the message (RTS). */
+    /**
+     * Packs the data into a buffer that waits here, and announces the message (RTS). For a peer on this host the
+     * buffer is a shared-memory file whose path the announcement carries (SHM), so the receiver can unpack from
+     * it directly; otherwise, or when no file can be made, a direct buffer.
+     */
     private void park(final int dest, final int context, final int source, final int tag,
                       final org.pario.datatypes.Memory memory, final org.pario.datatypes.Datatype type,
                       final long count, final int bytes) {
         final Channel ch = outbound[dest];
-        final ByteBuf data = ch.alloc().directBuffer(bytes);
+        final long id = ids.incrementAndGet();
+        SharedMemory.Segment segment = sharedMemory != null && sameHost[dest] && bytes >= RENDEZVOUS_MIN
+            ? sharedMemory.take(dest, bytes) : null;
+        if (segment != null && !SharedMemory.touch(segment)) {
+            segment.release();
+            segment = null;
+        }
+        final ByteBuf data = segment != null ? Unpooled.wrappedBuffer(segment.buffer()).clear()
+            : ch.alloc().directBuffer(bytes);
         try {
             org.pario.datatypes.Packer.pack(memory, memory.origin(), type, count,
                 org.pario.datatypes.DataRepresentation.NATIVE, 0, data.nioBuffer(0, bytes), 0, bytes);
             data.writerIndex(bytes);
         } catch (RuntimeException e) {
-            data.release();
+            release(new Parked(dest, data, segment));
             throw e;
         }
-        final long id = ids.incrementAndGet();
-        parked.put(id, new Parked(dest, data));
+        parked.put(id, new Parked(dest, data, segment));
         if (departed(dest)) {
             // it left while we packed: nobody will ask for the data
             release(parked.remove(id));
             checkAlive(dest);
             return;
         }
-        ch.writeAndFlush(Frames.rts(ch.alloc(), context, source, tag, MessageAccess.basicName(type), bytes, id))
+        ch.writeAndFlush(Frames.rts(ch.alloc(), context, source, tag, MessageAccess.basicName(type), bytes, id,
+            segment == null ? null : segment.arena().file().toString(), segment == null ? 0 : segment.offset()))
             .addListener(f -> failedSend(dest, f));
     }
 
     private static void release(final Parked p) {
         if (p != null && p.take()) {
             p.data.release();
+            if (p.segment != null) {
+                p.segment.release();
+            }
         }
     }
 
@@ -354,7 +388,12 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         final Channel ch = outbound[peer];
         // header and data in one write, so no other frame can come between them
         ch.writeAndFlush(Unpooled.wrappedBuffer(Frames.rdataHeader(ch.alloc(), cts.receiveId(), p.data.readableBytes()),
-            p.data)).addListener(f -> failedSend(peer, f));
+            p.data)).addListener(f -> {
+                if (p.segment != null) {
+                    p.segment.release();
+                }
+                failedSend(peer, f);
+            });
         // only once the write is queued: a goodbye written after the parked set is empty then follows the data
         parked.remove(cts.sendId());
     }
@@ -364,16 +403,27 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         private final int peer;
         private final long sendId;
         private final long bytes;
+        /** The shared-memory file that holds the data too, or null; and where in it. */
+        private final String shmPath;
+        private final long shmOffset;
 
-        RemotePull(final int peer, final long sendId, final long bytes) {
+        RemotePull(final int peer, final long sendId, final long bytes, final String shmPath, final long shmOffset) {
             this.peer = peer;
             this.sendId = sendId;
             this.bytes = bytes;
+            this.shmPath = shmPath;
+            this.shmOffset = shmOffset;
         }
 
         @Override
         public CompletableFuture<Void> fetch(final org.pario.datatypes.Memory memory,
                                              final org.pario.datatypes.Datatype type, final long count) {
+            if (shmPath != null && sharedMemory != null) {
+                final CompletableFuture<Void> local = fromSharedMemory(memory, type, count);
+                if (local != null) {
+                    return local;
+                }
+            }
             final Incoming in = new Incoming(peer, memory, type, count, bytes);
             final long id = ids.incrementAndGet();
             incoming.put(id, in);
@@ -386,6 +436,33 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
             ch.writeAndFlush(Frames.cts(ch.alloc(), sendId, id)).addListener(f -> failedSend(peer, f));
             in.done.whenComplete((v, e) -> incoming.remove(id));
             return in.done;
+        }
+
+        /**
+         * Unpacks the data from the sender's shared-memory file and lets the sender drop it.
+         *
+         * @return the completed (or, if unpacking failed, failed) transfer, or null when the file cannot be
+         *     mapped here and the data must come over the connection
+         */
+        private CompletableFuture<Void> fromSharedMemory(final org.pario.datatypes.Memory memory,
+                                                         final org.pario.datatypes.Datatype type, final long count) {
+            final java.nio.ByteBuffer source;
+            try {
+                source = sharedMemory.announced(shmPath, shmOffset, bytes);
+            } catch (IOException | RuntimeException e) {
+                LOG.log(System.Logger.Level.DEBUG, "rank " + rank + " fetches over the connection: " + e);
+                return null;
+            }
+            final CompletableFuture<Void> done = new CompletableFuture<>();
+            try {
+                org.pario.datatypes.Packer.unpack(source, 0, (int) bytes, memory, memory.origin(), type, count,
+                    org.pario.datatypes.DataRepresentation.NATIVE, 0);
+                done.complete(null);
+            } catch (RuntimeException e) {
+                done.completeExceptionally(e);
+            }
+            discard();
+            return done;
         }
 
         @Override
@@ -535,6 +612,11 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         }
         server.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+        parked.values().forEach(TcpFabric::release);
+        parked.clear();
+        if (sharedMemory != null) {
+            sharedMemory.close();
+        }
     }
 
     /** Registers a peer's connection; a second connection claiming the same rank is refused. */
@@ -559,6 +641,11 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
     @Override
     public String transport() {
         return "TCP (" + transport.name() + ")";
+    }
+
+    /** @return the directory this rank stages shared-memory messages in, or null when it does not */
+    public java.nio.file.Path sharedMemoryDirectory() {
+        return sharedMemory == null ? null : sharedMemory.directory();
     }
 
     /** @return the address this rank receives on */
@@ -626,7 +713,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
                 endpoint.deliver(MessageAccess.whenConsumed(m, () -> consumed(peer, cost)));
             } else if (msg instanceof Frames.Rts r) {
                 endpoint.deliver(MessageAccess.parked(r.context(), r.source(), r.tag(), r.length(), r.type(),
-                    new RemotePull(peer, r.sendId(), r.length())));
+                    new RemotePull(peer, r.sendId(), r.length(), r.shmPath(), r.shmOffset())));
             } else if (msg instanceof Frames.Cts c) {
                 clearToSend(peer, c);
             } else if (msg instanceof Frames.Credit c) {

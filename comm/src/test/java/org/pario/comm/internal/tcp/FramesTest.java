@@ -69,6 +69,8 @@ class FramesTest {
             (id, length) -> id == 42 && length == 5 ? sink : null));
         final ByteBuf wire = Unpooled.buffer();
         wire.writeBytes(Frames.rts(io.netty.buffer.ByteBufAllocator.DEFAULT, 1, 2, 3, "int", 400, 77));
+        wire.writeBytes(Frames.rts(io.netty.buffer.ByteBufAllocator.DEFAULT, 4, 5, 6, null, 1 << 19, 78,
+            "/dev/shm/pario-12-3/to-1", 4096));
         wire.writeBytes(Frames.cts(io.netty.buffer.ByteBufAllocator.DEFAULT, 77, 42));
         wire.writeBytes(Frames.credit(io.netty.buffer.ByteBufAllocator.DEFAULT, 4096));
         wire.writeBytes(Frames.rdataHeader(io.netty.buffer.ByteBufAllocator.DEFAULT, 42, 5));
@@ -78,7 +80,8 @@ class FramesTest {
             ch.writeInbound(wire.readRetainedSlice(1));
         }
         wire.release();
-        assertEquals(new Frames.Rts(1, 2, 3, "int", 400, 77), ch.readInbound());
+        assertEquals(new Frames.Rts(1, 2, 3, "int", 400, 77, null, 0), ch.readInbound());
+        assertEquals(new Frames.Rts(4, 5, 6, null, 1 << 19, 78, "/dev/shm/pario-12-3/to-1", 4096), ch.readInbound());
         assertEquals(new Frames.Cts(77, 42), ch.readInbound());
         assertEquals(new Frames.Credit(4096), ch.readInbound());
         assertEquals(new Frames.Bye(), ch.readInbound());
