@@ -57,6 +57,8 @@ final class TwoPhase {
     private byte[][] windows;
     /** Where outgoing pieces are packed: sends copy their data out before they return, so one buffer serves all. */
     private byte[] outgoing = new byte[0];
+    /** Per rank, the aggregator's buffer for that rank's pieces. */
+    private byte[][] incoming;
     private Progress progress = Progress.NONE;
     /** The bytes all ranks move in the current call. */
     private long callBytes;
@@ -439,6 +441,20 @@ final class TwoPhase {
         return outgoing;
     }
 
+    /**
+     * @return a buffer of at least {@code len} bytes for rank {@code r}'s piece of a round, kept from round to
+     *     round (a piece is placed into the window before the next round's arrive)
+     */
+    private byte[] incoming(final int r, final int len) {
+        if (incoming == null) {
+            incoming = new byte[comm.size()][];
+        }
+        if (incoming[r] == null || incoming[r].length < len) {
+            incoming[r] = new byte[len];
+        }
+        return incoming[r];
+    }
+
     private byte[] window(final int which) {
         if (windows == null) {
             windows = new byte[2][];
@@ -466,7 +482,9 @@ final class TwoPhase {
             if (len == 0) {
                 continue;
             }
-            final byte[] data = outgoing(len);
+            // an aggregator's own piece goes straight to where it receives pieces, not through a message to itself
+            final boolean own = aggregators[a] == me;
+            final byte[] data = own ? incoming(me, len) : outgoing(len);
             if (failure == null) {
                 try {
                     Packer.pack(m, m.origin(), type, count, rep, p[0] - plan.starts[me], ByteBuffer.wrap(data), 0, len);
@@ -474,7 +492,9 @@ final class TwoPhase {
                     failure = e;
                 }
             }
-            comm.send(data, len, Datatype.BYTE, aggregators[a], TAG_WRITE);
+            if (!own) {
+                comm.send(data, len, Datatype.BYTE, aggregators[a], TAG_WRITE);
+            }
         }
         return failure;
     }
@@ -493,14 +513,21 @@ final class TwoPhase {
             pieces[r] = piece(plan, r, ws, we);
             final int len = (int) (pieces[r][1] - pieces[r][0]);
             if (len > 0) {
-                data[r] = new byte[len];
-                receives.add(comm.irecv(data[r], len, Datatype.BYTE, r, TAG_WRITE));
+                data[r] = incoming(r, len);
+                if (r != comm.rank()) {
+                    receives.add(comm.irecv(data[r], len, Datatype.BYTE, r, TAG_WRITE));
+                }
             }
         }
         for (final Request<Status> q : receives) {
             q.join();
         }
-        return receives.isEmpty() ? null : data;
+        for (final byte[] d : data) {
+            if (d != null) {
+                return data;
+            }
+        }
+        return null;
     }
 
     private long write(final Plan plan, final FileView v, final Memory m, final long count, final Datatype type,
