@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Collectives over TCP, side by side: MPICH, Open MPI and Pario on the same operations and sizes, for 2 and 4
-# ranks on this machine. Installs MPICH and Open MPI (apt-get) when missing. Prints one table per rank count
+# Collectives side by side: MPICH, Open MPI and Pario on the same operations and sizes, for 2 and 4 ranks on
+# this machine, once with every stack over TCP and once on each stack's default path between processes of one
+# host (shared memory). Installs MPICH and Open MPI (apt-get) when missing. Prints two tables per rank count
 # with each stack's time and Pario's time divided by the best C stack's.
 # Usage: bench/run-comm.sh [RANKS...]   (default: 2 4)
 set -euo pipefail
@@ -20,16 +21,11 @@ mpicc.openmpi -O2 -o "$out/comm_bench_openmpi" "$root/bench/c/comm_bench.c"
 (cd "$root" && mvn -B -q -DskipTests -pl cli -am package)
 # A stack that polls with more ranks than cores can take minutes; each run is bounded and reported as cut.
 limit=${PARIO_BENCH_LIMIT:-300}
-for n in "${ranks[@]}"; do
-    timeout "$limit" mpiexec.mpich -n "$n" -env MPIR_CVAR_NOLOCAL 1 -env UCX_TLS tcp,self \
-        "$out/comm_bench_mpich" "MPICH" > "$out/mpich-$n.txt" 2>/dev/null || true
-    timeout "$limit" mpirun.openmpi --allow-run-as-root --oversubscribe -n "$n" --mca pml ob1 --mca btl tcp,self \
-        "$out/comm_bench_openmpi" "Open MPI" > "$out/openmpi-$n.txt" 2>/dev/null || true
-    timeout "$limit" java -jar "$root/cli/target/pario.jar" bench comm -n "$n" > "$out/pario-$n.txt" 2>/dev/null || true
+table() { # title mpich-file openmpi-file pario-file
     echo
-    echo "## $n ranks (times in us; MiB/s in parentheses; last column: Pario / best C stack)"
-    awk -v n="$n" '
-        { file = FILENAME ~ /\/openmpi-/ ? 2 : FILENAME ~ /\/mpich-/ ? 1 : 3 }
+    echo "## $1 (times in us; MiB/s in parentheses; last column: Pario / best C stack)"
+    awk '
+        { file = FILENAME == ARGV[1] ? 1 : FILENAME == ARGV[2] ? 2 : 3 }
         !/^(barrier|bcast|allreduce|gather|alltoall) / { next }
         { key = $1 " " $2; keys[key] = 1; order[++count] = key
           t[file, key] = $4; bw[file, key] = (NF >= 6 ? " (" $6 ")" : "") }
@@ -45,5 +41,22 @@ for n in "${ranks[@]}"; do
                     (t[1, key] == "" ? "cut" : t[1, key] bw[1, key]), (t[2, key] == "" ? "cut" : t[2, key] bw[2, key]),
                     (t[3, key] == "" ? "cut" : t[3, key] bw[3, key]), ratio
             }
-        }' "$out/mpich-$n.txt" "$out/openmpi-$n.txt" "$out/pario-$n.txt"
+        }' "$2" "$3" "$4"
+}
+for n in "${ranks[@]}"; do
+    # over TCP: every stack forced onto its TCP path, Pario's shared-memory path for large messages off
+    timeout "$limit" mpiexec.mpich -n "$n" -env MPIR_CVAR_NOLOCAL 1 -env UCX_TLS tcp,self \
+        "$out/comm_bench_mpich" "MPICH" > "$out/mpich-$n.txt" 2>/dev/null || true
+    timeout "$limit" mpirun.openmpi --allow-run-as-root --oversubscribe -n "$n" --mca pml ob1 --mca btl tcp,self \
+        "$out/comm_bench_openmpi" "Open MPI" > "$out/openmpi-$n.txt" 2>/dev/null || true
+    timeout "$limit" java -Dpario.sharedMemory=false -jar "$root/cli/target/pario.jar" bench comm -n "$n" \
+        > "$out/pario-$n.txt" 2>/dev/null || true
+    # on one host: each stack's default path between processes of one host (shared memory)
+    timeout "$limit" mpiexec.mpich -n "$n" "$out/comm_bench_mpich" "MPICH" > "$out/mpich-local-$n.txt" 2>/dev/null || true
+    timeout "$limit" mpirun.openmpi --allow-run-as-root --oversubscribe -n "$n" \
+        "$out/comm_bench_openmpi" "Open MPI" > "$out/openmpi-local-$n.txt" 2>/dev/null || true
+    timeout "$limit" java -jar "$root/cli/target/pario.jar" bench comm -n "$n" > "$out/pario-local-$n.txt" 2>/dev/null || true
+    table "$n ranks over TCP" "$out/mpich-$n.txt" "$out/openmpi-$n.txt" "$out/pario-$n.txt"
+    table "$n ranks on one host, each stack's default path" "$out/mpich-local-$n.txt" "$out/openmpi-local-$n.txt" \
+        "$out/pario-local-$n.txt"
 done
