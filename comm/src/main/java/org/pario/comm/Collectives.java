@@ -526,37 +526,65 @@ final class Collectives {
     }
 
     /**
+     * The power-of-two core of a reduction: with {@code n} ranks and {@code pof2} the largest power of two not
+     * above it, the first {@code 2 * (n - pof2)} ranks fold in pairs (odd ranks give their operand to the even
+     * rank before them and sit out with {@code newRank} -1); the others take part as {@code newRank}.
+     */
+    private record Core(int pof2, int extra, int newRank, byte[] acc) {
+        /** @return the communicator rank of core rank {@code coreRank} */
+        int world(final int coreRank) {
+            return coreRank < extra ? coreRank * 2 : coreRank + extra;
+        }
+    }
+
+    private static Core foldIn(final Communicator c, final int seq, final byte[] own, final Reductions.Element e,
+                               final Op op) {
+        final int me = c.rank;
+        int pof2 = 1;
+        while (pof2 * 2 <= c.size()) {
+            pof2 *= 2;
+        }
+        final int extra = c.size() - pof2;
+        if (me >= 2 * extra) {
+            return new Core(pof2, extra, me - extra, own);
+        }
+        if (me % 2 == 1) {
+            sendBytes(c, own, me - 1, tag(seq, 4));
+            return new Core(pof2, extra, -1, own);
+        }
+        final byte[] right = recvBytes(c, own.length, me + 1, tag(seq, 4));
+        // the lower rank's operand on the left
+        Op.combine(op, ByteBuffer.wrap(own), ByteBuffer.wrap(right), e);
+        return new Core(pof2, extra, me / 2, right);
+    }
+
+    /** Hands the result back to the ranks that sat out: each even folding rank to the odd one after it. */
+    private static byte[] foldOut(final Communicator c, final int seq, final Core core, final byte[] result) {
+        final int me = c.rank;
+        if (me >= 2 * core.extra) {
+            return result;
+        }
+        if (me % 2 == 0) {
+            sendBytes(c, result, me + 1, tag(seq, 40));
+            return result;
+        }
+        return recvBytes(c, result.length, me - 1, tag(seq, 40));
+    }
+
+    /**
      * Recursive doubling; with a non-power-of-two size, the first {@code 2 * (n - pof2)} ranks fold in pairs
      * first (odd ranks give their data to the even rank before them and get the result back at the end).
      */
     private static byte[] recursiveDoubling(final Communicator c, final int seq, final byte[] own,
                                             final Reductions.Element e, final Op op) {
-        final int n = c.size();
-        final int me = c.rank;
-        int pof2 = 1;
-        while (pof2 * 2 <= n) {
-            pof2 *= 2;
-        }
-        final int extra = n - pof2;
-        byte[] acc = own;
-        int newRank;
-        if (me < 2 * extra) {
-            if (me % 2 == 1) {
-                sendBytes(c, acc, me - 1, tag(seq, 4));
-                newRank = -1;
-            } else {
-                final byte[] right = recvBytes(c, acc.length, me + 1, tag(seq, 4));
-                Op.combine(op, ByteBuffer.wrap(acc.clone()), ByteBuffer.wrap(right), e);
-                acc = right;
-                newRank = me / 2;
-            }
-        } else {
-            newRank = me - extra;
-        }
+        final Core core = foldIn(c, seq, own, e, op);
+        final int pof2 = core.pof2;
+        final int newRank = core.newRank;
+        byte[] acc = core.acc;
         if (newRank >= 0) {
             for (int mask = 1, step = 5; mask < pof2; mask <<= 1, step++) {
                 final int partnerNew = newRank ^ mask;
-                final int partner = partnerNew < extra ? partnerNew * 2 : partnerNew + extra;
+                final int partner = core.world(partnerNew);
                 final Pending r;
                 final byte[] theirs = new byte[acc.length];
                 r = irecv(c, Memory.of(theirs), theirs.length, Datatype.BYTE, partner, tag(seq, step));
@@ -571,14 +599,7 @@ final class Collectives {
                 }
             }
         }
-        if (me < 2 * extra) {
-            if (me % 2 == 0) {
-                sendBytes(c, acc, me + 1, tag(seq, 40));
-            } else {
-                acc = recvBytes(c, own.length, me - 1, tag(seq, 40));
-            }
-        }
-        return acc;
+        return foldOut(c, seq, core, acc);
     }
 
     /**
@@ -591,28 +612,10 @@ final class Collectives {
      */
     private static byte[] rabenseifner(final Communicator c, final int seq, final byte[] own,
                                        final Reductions.Element e, final Op op) {
-        final int n = c.size();
-        final int me = c.rank;
-        int pof2 = 1;
-        while (pof2 * 2 <= n) {
-            pof2 *= 2;
-        }
-        final int extra = n - pof2;
-        byte[] acc = own;
-        final int newRank;
-        if (me < 2 * extra) {
-            if (me % 2 == 1) {
-                sendBytes(c, acc, me - 1, tag(seq, 4));
-                newRank = -1;
-            } else {
-                final byte[] right = recvBytes(c, acc.length, me + 1, tag(seq, 4));
-                Op.combine(op, ByteBuffer.wrap(acc), ByteBuffer.wrap(right), e);
-                acc = right;
-                newRank = me / 2;
-            }
-        } else {
-            newRank = me - extra;
-        }
+        final Core core = foldIn(c, seq, own, e, op);
+        final int pof2 = core.pof2;
+        final int newRank = core.newRank;
+        final byte[] acc = core.acc;
         if (newRank >= 0) {
             final long elementSize = e.size();
             final int[] start = new int[pof2 + 1];
@@ -625,7 +628,7 @@ final class Collectives {
             int hi = pof2;
             for (int mask = half, step = 60; mask > 0; mask >>= 1, step++) {
                 final int partnerNew = newRank ^ mask;
-                final int partner = partnerNew < extra ? partnerNew * 2 : partnerNew + extra;
+                final int partner = core.world(partnerNew);
                 final int mid = lo + (hi - lo) / 2;
                 final boolean lower = (newRank & mask) == 0;
                 final int keepLo = lower ? lo : mid;
@@ -645,7 +648,7 @@ final class Collectives {
             }
             for (int mask = 1, step = 92; mask < pof2; mask <<= 1, step++) {
                 final int partnerNew = newRank ^ mask;
-                final int partner = partnerNew < extra ? partnerNew * 2 : partnerNew + extra;
+                final int partner = core.world(partnerNew);
                 final int width = hi - lo;
                 final boolean lower = (newRank & mask) == 0;
                 final int theirLo = lower ? hi : lo - width;
@@ -658,14 +661,7 @@ final class Collectives {
                 hi = Math.max(hi, theirHi);
             }
         }
-        if (me < 2 * extra) {
-            if (me % 2 == 0) {
-                sendBytes(c, acc, me + 1, tag(seq, 40));
-            } else {
-                acc = recvBytes(c, own.length, me - 1, tag(seq, 40));
-            }
-        }
-        return acc;
+        return foldOut(c, seq, core, acc);
     }
 
     /**

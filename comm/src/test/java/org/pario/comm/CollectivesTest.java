@@ -177,9 +177,14 @@ class CollectivesTest {
         }
     }
 
-    static java.util.stream.Stream<Arguments> largeShapes() {
+    /** Every transport with each of the given rank counts. */
+    static java.util.stream.Stream<Arguments> transportsWith(final Integer... ranks) {
         return java.util.stream.Stream.of(Transport.values())
-            .flatMap(t -> java.util.stream.Stream.of(2, 3, 5).map(n -> Arguments.of(t, n)));
+            .flatMap(t -> java.util.stream.Stream.of(ranks).map(n -> Arguments.of(t, n)));
+    }
+
+    static java.util.stream.Stream<Arguments> largeShapes() {
+        return transportsWith(2, 3, 5);
     }
 
     /** Several MiB per rank through every data-moving collective. */
@@ -367,8 +372,7 @@ class CollectivesTest {
     }
 
     static java.util.stream.Stream<Arguments> pipelineShapes() {
-        return java.util.stream.Stream.of(Transport.values())
-            .flatMap(t -> java.util.stream.Stream.of(3, 4, 7).map(n -> Arguments.of(t, n)));
+        return transportsWith(3, 4, 7);
     }
 
     /**
