@@ -59,6 +59,8 @@ final class TwoPhase {
     private byte[] outgoing = new byte[0];
     /** Per rank, the aggregator's buffer for that rank's pieces. */
     private byte[][] incoming;
+    /** Per aggregator, this rank's buffer for its pieces of a read. */
+    private byte[][] readBuffers;
     private Progress progress = Progress.NONE;
     /** The bytes all ranks move in the current call. */
     private long callBytes;
@@ -455,6 +457,20 @@ final class TwoPhase {
         return incoming[r];
     }
 
+    /**
+     * @return a buffer of at least {@code len} bytes for this rank's piece from aggregator {@code a} in a read
+     *     round, kept from round to round (unpacked before the next round's arrive)
+     */
+    private byte[] readBuffer(final int a, final int len) {
+        if (readBuffers == null) {
+            readBuffers = new byte[aggregators.length][];
+        }
+        if (readBuffers[a] == null || readBuffers[a].length < len) {
+            readBuffers[a] = new byte[len];
+        }
+        return readBuffers[a];
+    }
+
     private byte[] window(final int which) {
         if (windows == null) {
             windows = new byte[2][];
@@ -843,18 +859,22 @@ final class TwoPhase {
                 pending[0] = readAhead(plan, 0, limits, fileSize);
             }
             for (long round = 0; round < plan.rounds; round++) {
+                // null where this rank is the aggregator: it places its own piece without a message to itself
                 final List<Request<Status>> receives = new ArrayList<>();
                 final List<long[]> mine = new ArrayList<>();
                 final List<byte[]> buffers = new ArrayList<>();
+                byte[] own = null;
                 for (int a = 0; a < aggregators.length; a++) {
                     final long[] p = clip(piece(plan, me, plan.windowStart(a, round), plan.windowEnd(a, round)),
                         limits[me]);
                     final int len = (int) (p[1] - p[0]);
                     if (len > 0) {
-                        final byte[] b = new byte[len];
-                        receives.add(comm.irecv(b, len, Datatype.BYTE, aggregators[a], TAG_READ));
+                        final byte[] b = readBuffer(a, len);
+                        final boolean fromMe = aggregators[a] == me;
+                        receives.add(fromMe ? null : comm.irecv(b, len, Datatype.BYTE, aggregators[a], TAG_READ));
                         mine.add(p);
                         buffers.add(b);
+                        own = fromMe ? b : own;
                     }
                 }
                 if (myAggregatorIndex >= 0) {
@@ -870,16 +890,20 @@ final class TwoPhase {
                         final long[] p = clip(piece(plan, r, ws, we), limits[r]);
                         final int len = (int) (p[1] - p[0]);
                         if (len > 0) {
-                            final byte[] out = outgoing(len);
+                            final byte[] out = r == me ? own : outgoing(len);
                             if (failure == null) {
                                 place(views[r], p[0], p[1], out, window, ws, false, null);
                             }
-                            comm.send(out, len, Datatype.BYTE, r, TAG_READ);
+                            if (r != me) {
+                                comm.send(out, len, Datatype.BYTE, r, TAG_READ);
+                            }
                         }
                     }
                 }
                 for (int i = 0; i < receives.size(); i++) {
-                    receives.get(i).join();
+                    if (receives.get(i) != null) {
+                        receives.get(i).join();
+                    }
                     if (failure == null) {
                         try {
                             final long[] p = mine.get(i);
