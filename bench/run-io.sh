@@ -2,12 +2,19 @@
 # Collective I/O side by side: a distributed N^3 array of doubles written (synced) and read collectively by
 # MPICH's ROMIO, Open MPI's OMPIO, Open MPI's ROMIO and Pario, for darray BLOCK on two grids and CYCLIC(1), with
 # 4 and 2 ranks, on the same disk in the same run, beside a plain sequential write of the same bytes (the limit).
+# Pario runs twice: with default hints, and as "Pario-direct" with direct_write=true and direct_read=true.
 # Installs MPICH and Open MPI (apt-get) when missing. Prints one table per rank count: MiB/s per stack, Pario's
 # ratio to the best C stack, and peak resident memory (largest rank / all ranks, MiB). Writes and reads of this
 # size on a virtual disk vary a lot from run to run, so the BLOCK patterns and the sequential limit run REPS
 # times (default 3) each, interleaved, and the table shows medians; CYCLIC(1), which takes minutes in the C
 # stacks, runs once.
-# Usage: bench/run-io.sh [EDGE] [DIR]   (default: 512 = 1 GiB, in bench/target/io); PARIO_BENCH_REPS=N
+# Every run starts PARIO_BENCH_SETTLE seconds (default 6) after the previous run's file was deleted: this machine's
+# hypervisor takes back guest memory the guest has freed (free page reporting) within a few seconds, and touching
+# it again costs a host fault per page, so a program that starts right after a delete fills the page cache from
+# still-mapped memory and writes up to 3x faster than one that starts later (measured: docs/benchmarks.md).
+# Usage: bench/run-io.sh [EDGE] [DIR]   (default: 512 = 1 GiB, in bench/target/io); PARIO_BENCH_REPS=N;
+#        PARIO_BENCH_PATTERNS="2x2x1 cyclic" runs only those patterns (of 2x2x1 1x2x2 cyclic at 4 ranks, 1x2x1
+#        1x1x2 cyclic at 2); PARIO_BENCH_RANKS="4" only that rank count
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 out="$root/bench/target/io"
@@ -31,15 +38,26 @@ run() { # label command...
     local label=$1; shift
     timeout "$limit" "$@" 2>/dev/null | awk -v l="$label" '/^(write|read) / { print l, $0 }' >> "$results" || true
     rm -f "$file"
+    sleep "$settle"
+}
+settle=${PARIO_BENCH_SETTLE:-6}
+wanted() { # pattern
+    [ -z "${PARIO_BENCH_PATTERNS:-}" ] || [[ " $PARIO_BENCH_PATTERNS " == *" $1 "* ]]
 }
 reps=${PARIO_BENCH_REPS:-3}
-for n in 4 2; do
+for n in ${PARIO_BENCH_RANKS:-4 2}; do
     if [ "$n" -eq 4 ]; then patterns="2x2x1 1x2x2"; else patterns="1x2x1 1x1x2"; fi
     all=""
-    for ((i = 0; i < reps; i++)); do all="$all $patterns"; done
-    for p in $all cyclic; do
+    for ((i = 0; i < reps; i++)); do
+        for p in $patterns; do
+            if wanted "$p"; then all="$all $p"; fi
+        done
+    done
+    if wanted cyclic; then all="$all cyclic"; fi
+    for p in $all; do
         if [ "$p" != cyclic ]; then
             run Sequential mpiexec.mpich -n 1 "$out/io_mpich" sequential "$edge" "$file"
+            run Sequential-direct mpiexec.mpich -n 1 "$out/io_mpich" sequential-direct "$edge" "$file"
         fi
         run MPICH-ROMIO mpiexec.mpich -n "$n" "$out/io_mpich" "$p" "$edge" "$file"
         run OpenMPI-OMPIO mpirun.openmpi --allow-run-as-root --oversubscribe -n "$n" --mca io ompio \
@@ -47,6 +65,8 @@ for n in 4 2; do
         run OpenMPI-ROMIO mpirun.openmpi --allow-run-as-root --oversubscribe -n "$n" --mca io romio321 \
             "$out/io_openmpi" "$p" "$edge" "$file"
         run Pario java -jar "$root/cli/target/pario.jar" bench io -n "$n" --size "$edge" --pattern "$p" --file "$file"
+        run Pario-direct java -jar "$root/cli/target/pario.jar" bench io -n "$n" --size "$edge" --pattern "$p" \
+            --file "$file" --hint direct_write=true --hint direct_read=true
     done
 done
 awk '
@@ -56,26 +76,32 @@ awk '
         return n % 2 ? v[(n + 1) / 2] : sprintf("%.1f", (v[n / 2] + v[n / 2 + 1]) / 2)
     }
     $1 == "Sequential" { seqs = seqs " " $5; next }
+    $1 == "Sequential-direct" { dseqs = dseqs " " $5; next }
     { key = $2 " " $3 " " $4; if (!(key in seen)) { seen[key] = 1; order[++count] = key }
       runs[$1, key] = runs[$1, key] " " $5; mem[$1, key] = $7 "/" $8 }
     END {
         for (rk in runs) mibs[rk] = median(runs[rk])
         seq = median(seqs)
         printf "sequential write+fsync of the same bytes: median %s MiB/s of%s\n", seq, seqs
-        split("MPICH-ROMIO OpenMPI-OMPIO OpenMPI-ROMIO Pario", stacks, " ")
+        if (dseqs != "") printf "the same with O_DIRECT (no page cache): median %s MiB/s of%s\n", median(dseqs), dseqs
+        split("MPICH-ROMIO OpenMPI-OMPIO OpenMPI-ROMIO Pario Pario-direct", stacks, " ")
         printf "%-6s %-7s %5s", "phase", "pattern", "ranks"
-        for (s = 1; s <= 4; s++) printf " %14s", stacks[s]
-        printf " %12s %10s %s\n", "Pario/best", "Pario/seq", "  peak RSS MiB (max/sum): ROMIO, OMPIO, O-ROMIO, Pario"
+        for (s = 1; s <= 5; s++) printf " %14s", stacks[s]
+        printf " %12s %10s %12s %10s %s\n", "Pario/best", "Pario/seq", "direct/best", "direct/seq",
+            "  peak RSS MiB (max/sum): ROMIO, OMPIO, O-ROMIO, Pario, Pario-direct"
         for (i = 1; i <= count; i++) {
             key = order[i]; split(key, k, " ")
             best = 0
             for (s = 1; s <= 3; s++) if ((stacks[s], key) in mibs && mibs[stacks[s], key] + 0 > best) best = mibs[stacks[s], key] + 0
             printf "%-6s %-7s %5s", k[1], k[2], k[3]
-            for (s = 1; s <= 4; s++) printf " %14s", ((stacks[s], key) in mibs) ? mibs[stacks[s], key] : "cut"
-            p = ((stacks[4], key) in mibs) ? mibs[stacks[4], key] + 0 : 0
-            printf " %12s %10s  ", (best > 0 && p > 0) ? sprintf("%.2f", p / best) : "-",
-                (k[1] == "write" && seq > 0 && p > 0) ? sprintf("%.2f", p / seq) : "-"
-            for (s = 1; s <= 4; s++) printf " %s", ((stacks[s], key) in mem) ? mem[stacks[s], key] : "-"
+            for (s = 1; s <= 5; s++) printf " %14s", ((stacks[s], key) in mibs) ? mibs[stacks[s], key] : "cut"
+            for (s = 4; s <= 5; s++) {
+                p = ((stacks[s], key) in mibs) ? mibs[stacks[s], key] + 0 : 0
+                printf " %12s %10s", (best > 0 && p > 0) ? sprintf("%.2f", p / best) : "-",
+                    (k[1] == "write" && seq > 0 && p > 0) ? sprintf("%.2f", p / seq) : "-"
+            }
+            printf "  "
+            for (s = 1; s <= 5; s++) printf " %s", ((stacks[s], key) in mem) ? mem[stacks[s], key] : "-"
             printf "\n"
         }
     }' "$results"

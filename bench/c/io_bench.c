@@ -5,9 +5,11 @@
  * PATTERN is AxBxC (BLOCK on that grid, C order) or cyclic (CYCLIC(1) over the last dimension). Element i of the
  * global array holds i; the read checks every value. Between write and read, rank 0 drops the page cache when it
  * may. With PATTERN "sequential" and one rank, it writes the same number of bytes with plain write() calls of
- * 16 MiB and one fsync: the limit a collective write can reach.
+ * 16 MiB and one fsync: the limit a collective write through the page cache can reach; "sequential-direct" does
+ * the same with O_DIRECT from an aligned buffer (no page cache), the limit of the disk itself.
  * Usage: io_bench PATTERN N FILE
  */
+#define _GNU_SOURCE
 #include <fcntl.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -86,11 +88,17 @@ int main(int argc, char **argv) {
     long n = atol(argv[2]);
     const char *path = argv[3];
     long long total = (long long) n * n * n * 8;
-    if (strcmp(pattern, "sequential") == 0) {
+    if (strcmp(pattern, "sequential") == 0 || strcmp(pattern, "sequential-direct") == 0) {
         size_t chunk = 16 << 20;
-        char *buf = malloc(chunk);
+        int direct = strcmp(pattern, "sequential-direct") == 0;
+        char *buf;
+        if (posix_memalign((void **) &buf, 4096, chunk) != 0) MPI_Abort(MPI_COMM_WORLD, 1);
         memset(buf, 1, chunk);
-        int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+        int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY | (direct ? O_DIRECT : 0), 0644);
+        if (fd < 0) {
+            perror(path);
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
         double t0 = MPI_Wtime();
         for (long long done = 0; done < total; done += chunk) {
             if (write(fd, buf, chunk) != (ssize_t) chunk) MPI_Abort(MPI_COMM_WORLD, 1);

@@ -34,6 +34,11 @@ import org.pario.ParioException;
  *       {@code host:N}, {@code *:N} or {@code *:*} (default {@code *:1}, one per host)</td></tr>
  *   <tr><td>{@code striping_unit}</td><td>bytes file domains are aligned to (default 0: the storage's preferred
  *       block size)</td></tr>
+ *   <tr><td>{@code direct_write}, {@code direct_read}</td><td>{@code false} (default) or {@code true}: on the local
+ *       file system, the block-aligned part of every access bypasses the page cache ({@code O_DIRECT}); reported
+ *       as {@code false} where the file system refuses it. Pays off for large accesses (aggregators' windows,
+ *       runs of a MiB and more) when memory for the page cache is scarce or slow to come by, and for data not
+ *       read again soon; small accesses gain nothing</td></tr>
  * </table>
  */
 public final class Hints {
@@ -54,6 +59,8 @@ public final class Hints {
         v.put("cb_config_list", "*:1");
         v.put("striping_unit", "0");
         v.put("pario_cb_run_threshold", "1024");
+        v.put("direct_read", "false");
+        v.put("direct_write", "false");
         for (final Map.Entry<String, String> e : given.entrySet()) {
             v.put(e.getKey().trim(), e.getValue().trim());
         }
@@ -64,6 +71,13 @@ public final class Hints {
                     + "'");
             }
             v.put(key, mode);
+        }
+        for (final String key : new String[] {"direct_read", "direct_write"}) {
+            final String on = v.get(key).toLowerCase(Locale.ROOT);
+            if (!on.equals("true") && !on.equals("false")) {
+                throw ParioException.argument("hint " + key + " must be true or false, got '" + v.get(key) + "'");
+            }
+            v.put(key, on);
         }
         if (number(v, "pario_cb_run_threshold") < 0) {
             throw ParioException.argument("hint pario_cb_run_threshold must be >= 0, got "

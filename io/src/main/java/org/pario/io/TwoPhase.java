@@ -75,8 +75,13 @@ final class TwoPhase {
         for (final int a : aggregators) {
             list.append(list.length() == 0 ? "" : ",").append(a);
         }
-        this.hints = hints.with(java.util.Map.of("cb_nodes", Integer.toString(aggregators.length),
-            "pario_cb_aggregators", list.toString()));
+        // a backend that does not report direct I/O has none
+        final java.util.Map<String, String> inEffect = new java.util.HashMap<>(java.util.Map.of("direct_read", "false",
+            "direct_write", "false"));
+        inEffect.putAll(storage.settingsInEffect());
+        inEffect.put("cb_nodes", Integer.toString(aggregators.length));
+        inEffect.put("pario_cb_aggregators", list.toString());
+        this.hints = hints.with(inEffect);
         final int n = comm.size();
         this.views = new FileView[n];
         Arrays.fill(views, FileView.DEFAULT);

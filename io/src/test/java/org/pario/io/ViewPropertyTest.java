@@ -154,6 +154,11 @@ class ViewPropertyTest {
         if (rnd.nextBoolean()) {
             hints.put("striping_unit", Integer.toString(1 + rnd.nextInt(100)));
         }
+        if (rnd.nextInt(4) == 0) {
+            // the block-aligned middles of the larger accesses then bypass the page cache
+            hints.put("direct_write", "true");
+            hints.put("direct_read", "true");
+        }
         return new Case(ranks, etype, filetypes, disps, offsets, counts, hints, rnd.nextLong(maxEnd / 2 + 1));
     }
 

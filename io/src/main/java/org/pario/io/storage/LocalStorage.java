@@ -7,15 +7,49 @@ import java.nio.channels.FileLock;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.util.EnumSet;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
  * A file on a local or POSIX file system, through one {@link FileChannel}: positional reads and writes (looped
  * until done, so no call is limited to 2 GiB), truncate, fsync and byte-range locks. Every capability but
  * concatenation.
+ *
+ * <p>With direct I/O asked for (ROMIO's {@code direct_write} and {@code direct_read} hints), the block-aligned
+ * middle of each access goes through a second channel opened with {@code O_DIRECT}, staged through aligned
+ * buffers, and the unaligned head and tail through the page cache; the kernel keeps the two coherent. Large
+ * accesses then cost no page-cache memory (no allocation, no dirty-page throttling, no later writeback). Where the
+ * file system refuses {@code O_DIRECT} (tmpfs before Linux 6.6), the file works as without it and {@link #settingsInEffect()}
+ * says so.
  */
 public final class LocalStorage implements Storage {
+    /** Bytes of one aligned staging buffer for direct accesses. */
+    private static final int STAGING_BYTES = 8 << 20;
+
+    /**
+     * Which accesses bypass the page cache.
+     *
+     * @param read  reads
+     * @param write writes
+     */
+    public record DirectIo(boolean read, boolean write) {
+        /** Everything through the page cache. */
+        public static final DirectIo NONE = new DirectIo(false, false);
+
+        /** @return whether any access is direct */
+        boolean any() {
+            return read || write;
+        }
+    }
+
     private final FileChannel channel;
+    /** The same file opened with {@code O_DIRECT}, or null when direct I/O is off or refused. */
+    private final FileChannel directChannel;
+    private final DirectIo direct;
+    /** What offsets, lengths and buffer addresses of direct accesses must be multiples of. */
+    private final int directAlignment;
+    private final ConcurrentLinkedQueue<ByteBuffer> staging = new ConcurrentLinkedQueue<>();
     private final Object fileKey;
     private final RangeLocks locks;
     private final long blockSize;
@@ -32,6 +66,19 @@ public final class LocalStorage implements Storage {
      * @throws IOException as the file system reports it
      */
     public LocalStorage(final Path path, final Set<? extends OpenOption> options) throws IOException {
+        this(path, options, DirectIo.NONE);
+    }
+
+    /**
+     * Opens a file, with direct I/O where asked for and the file system allows it.
+     *
+     * @param path    where
+     * @param options how ({@code READ}, {@code WRITE}, {@code CREATE}, {@code CREATE_NEW}, ...)
+     * @param direct  which accesses should bypass the page cache
+     * @throws IOException as the file system reports it
+     */
+    public LocalStorage(final Path path, final Set<? extends OpenOption> options, final DirectIo direct)
+        throws IOException {
         this.channel = open(path, options);
         this.writable = options.contains(java.nio.file.StandardOpenOption.WRITE);
         final Object key = java.nio.file.Files.readAttributes(path,
@@ -39,6 +86,29 @@ public final class LocalStorage implements Storage {
         this.fileKey = key != null ? key : path.toRealPath();
         this.locks = RangeLocks.of(fileKey);
         this.blockSize = blockSize(path);
+        this.directAlignment = (int) Math.max(4096, Math.min(blockSize, 1 << 20));
+        FileChannel d = null;
+        if (direct.any()) {
+            try {
+                final Set<OpenOption> o = new java.util.HashSet<>(options);
+                o.remove(java.nio.file.StandardOpenOption.CREATE);
+                o.remove(java.nio.file.StandardOpenOption.CREATE_NEW);
+                o.remove(java.nio.file.StandardOpenOption.TRUNCATE_EXISTING);
+                o.add(com.sun.nio.file.ExtendedOpenOption.DIRECT);
+                d = FileChannel.open(path, o);
+            } catch (IOException | UnsupportedOperationException e) {
+                // the file system has no O_DIRECT (older tmpfs, some network file systems): the page cache it is
+                d = null;
+            }
+        }
+        this.directChannel = d;
+        this.direct = d == null ? DirectIo.NONE : direct;
+    }
+
+    /** @return {@code direct_read} and {@code direct_write} as in effect ({@code false} where refused) */
+    @Override
+    public Map<String, String> settingsInEffect() {
+        return Map.of("direct_read", Boolean.toString(direct.read()), "direct_write", Boolean.toString(direct.write()));
     }
 
     private static long blockSize(final Path path) {
@@ -92,6 +162,49 @@ public final class LocalStorage implements Storage {
 
     @Override
     public long read(final long position, final ByteBuffer dst) throws IOException {
+        final long middleStart = alignUp(position);
+        final long middleEnd = alignDown(position + dst.remaining());
+        if (!direct.read() || middleEnd - middleStart < directAlignment) {
+            return readBuffered(position, dst);
+        }
+        final int end = dst.limit();
+        long done = 0;
+        if (middleStart > position) {
+            dst.limit(dst.position() + (int) (middleStart - position));
+            done += readBuffered(position, dst);
+            dst.limit(end);
+            if (done < middleStart - position) {
+                return done;
+            }
+        }
+        final ByteBuffer stage = takeStaging();
+        try {
+            for (long at = middleStart; at < middleEnd; ) {
+                stage.clear().limit((int) Math.min(stage.capacity(), middleEnd - at));
+                // a direct read stops short only at the end of the file, possibly mid-block, where no further
+                // direct read may start
+                while (stage.hasRemaining() && stage.position() % directAlignment == 0) {
+                    if (directChannel.read(stage, at + stage.position()) <= 0) {
+                        break;
+                    }
+                }
+                final int wanted = stage.limit();
+                final int got = stage.position();
+                stage.flip();
+                dst.put(stage);
+                done += got;
+                at += got;
+                if (got < wanted) {
+                    return done;
+                }
+            }
+        } finally {
+            staging.offer(stage);
+        }
+        return done + readBuffered(middleEnd, dst);
+    }
+
+    private long readBuffered(final long position, final ByteBuffer dst) throws IOException {
         long done = 0;
         while (dst.hasRemaining()) {
             final int n = channel.read(dst, position + done);
@@ -105,10 +218,64 @@ public final class LocalStorage implements Storage {
 
     @Override
     public void write(final long position, final ByteBuffer src) throws IOException {
+        final long middleStart = alignUp(position);
+        final long middleEnd = alignDown(position + src.remaining());
+        if (!direct.write() || middleEnd - middleStart < directAlignment) {
+            writeBuffered(position, src);
+            return;
+        }
+        final int end = src.limit();
+        if (middleStart > position) {
+            src.limit(src.position() + (int) (middleStart - position));
+            writeBuffered(position, src);
+            src.limit(end);
+        }
+        final ByteBuffer stage = takeStaging();
+        try {
+            for (long at = middleStart; at < middleEnd; ) {
+                final int n = (int) Math.min(stage.capacity(), middleEnd - at);
+                stage.clear();
+                src.limit(src.position() + n);
+                stage.put(src);
+                src.limit(end);
+                stage.flip();
+                while (stage.hasRemaining()) {
+                    if (stage.position() % directAlignment != 0) {
+                        // after a short direct write the rest no longer starts on a block
+                        writeBuffered(at + stage.position(), stage);
+                    } else {
+                        directChannel.write(stage, at + stage.position());
+                    }
+                }
+                at += n;
+            }
+        } finally {
+            staging.offer(stage);
+        }
+        writeBuffered(middleEnd, src);
+    }
+
+    private void writeBuffered(final long position, final ByteBuffer src) throws IOException {
         long done = 0;
         while (src.hasRemaining()) {
             done += channel.write(src, position + done);
         }
+    }
+
+    private long alignUp(final long offset) {
+        return (offset + directAlignment - 1) / directAlignment * directAlignment;
+    }
+
+    private long alignDown(final long offset) {
+        return offset / directAlignment * directAlignment;
+    }
+
+    /** @return an aligned staging buffer: one per concurrent direct access, kept for the next */
+    private ByteBuffer takeStaging() {
+        final ByteBuffer b = staging.poll();
+        final int bytes = STAGING_BYTES / directAlignment * directAlignment;
+        return b != null ? b : ByteBuffer.allocateDirect(bytes + directAlignment).alignedSlice(directAlignment)
+            .limit(bytes).slice();
     }
 
     @Override
@@ -154,7 +321,7 @@ public final class LocalStorage implements Storage {
 
     @Override
     public void close() throws IOException {
-        try {
+        try (FileChannel d = directChannel) {
             channel.close();
         } finally {
             locks.release(fileKey);

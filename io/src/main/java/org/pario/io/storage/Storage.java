@@ -36,6 +36,14 @@ public interface Storage extends AutoCloseable {
     long preferredBlockSize();
 
     /**
+     * @return settings this backend took from the file's hints, as they are in effect (a file system that refuses
+     *     direct I/O reports {@code direct_write=false}); {@code ParallelFile.hints()} reports them
+     */
+    default java.util.Map<String, String> settingsInEffect() {
+        return java.util.Map.of();
+    }
+
+    /**
      * Appends the contents of finished part files to this file and removes them, in one step; only backends with
      * {@link Capability#CONCAT}.
      *

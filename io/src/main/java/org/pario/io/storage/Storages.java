@@ -61,7 +61,8 @@ public final class Storages {
             if (request.create()) {
                 o.add(request.exclusive() ? StandardOpenOption.CREATE_NEW : StandardOpenOption.CREATE);
             }
-            return new LocalStorage(localPath(location), o);
+            return new LocalStorage(localPath(location), o, new LocalStorage.DirectIo(
+                "true".equals(request.hints().get("direct_read")), "true".equals(request.hints().get("direct_write"))));
         }
         return provider(scheme).open(location, request);
     }
