@@ -188,9 +188,10 @@ final class Views {
                 }
                 try (AutoCloseable lock = lockEach ? storage.lock(at, len) : null) {
                     src.writeDirect(storage, at, len);
-                } catch (IOException e) {
+                } catch (IOException | RuntimeException e) {
                     throw e;
                 } catch (Exception e) {
+                    // only the lock's close() throws checked exceptions other than IOException
                     throw new IOException("releasing a byte-range lock failed", e);
                 }
                 continue;
@@ -272,9 +273,10 @@ final class Views {
                 src.copyTo(window, (int) (offsets[i] - start), (int) lengths[i]);
             }
             storage.write(start, window.clear().limit(span));
-        } catch (IOException e) {
+        } catch (IOException | RuntimeException e) {
             throw e;
         } catch (Exception e) {
+            // only the lock's close() throws checked exceptions other than IOException
             throw new IOException("releasing a byte-range lock failed", e);
         }
     }

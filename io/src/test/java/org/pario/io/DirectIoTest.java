@@ -144,6 +144,36 @@ class DirectIoTest {
     }
 
     @Test
+    void sievedWritesToAWriteOnlyFileReadTheirWindowsDirectlyAndKeepTheHoles() throws IOException {
+        final Path file = dir.resolve("sieved.bin");
+        final byte[] old = new byte[3 << 20];
+        Arrays.fill(old, (byte) 0x55);
+        Files.write(file, old);
+        final int ranks = 2;
+        LocalCluster.run(ranks, comm -> {
+            final int r = comm.rank();
+            // 1 KiB of each 4 KiB to each rank: the two 2 KiB holes between keep the old bytes
+            final Datatype tile = Datatype.resized(Datatype.hindexed(new long[] {1024}, new long[] {1024L * r},
+                Datatype.BYTE), 0, 4096);
+            try (ParallelFile f = ParallelFile.open(comm, file.toString(), EnumSet.of(Mode.WRONLY),
+                Hints.of(Map.of("direct_write", "true", "direct_read", "true", "romio_cb_write", "disable")))) {
+                f.setView(0, Datatype.BYTE, tile, DataRepresentation.NATIVE);
+                final byte[] mine = new byte[(3 << 20) / 4];
+                Arrays.fill(mine, (byte) (r + 1));
+                f.writeAll(mine, mine.length, Datatype.BYTE);
+            }
+        });
+        final byte[] got = Files.readAllBytes(file);
+        for (int i = 0; i < got.length; i++) {
+            final int slot = (i % 4096) / 1024;
+            final byte expected = slot < ranks ? (byte) (slot + 1) : (byte) 0x55;
+            if (got[i] != expected) {
+                assertEquals(expected, got[i], "byte " + i);
+            }
+        }
+    }
+
+    @Test
     void collectiveAndIndependentWritesOfAnInterleavedViewLandByteForByte() throws IOException {
         final Path file = dir.resolve("cyclic.bin");
         final int ranks = 3;

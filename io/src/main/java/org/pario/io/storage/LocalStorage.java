@@ -94,6 +94,10 @@ public final class LocalStorage implements Storage {
                 o.remove(java.nio.file.StandardOpenOption.CREATE);
                 o.remove(java.nio.file.StandardOpenOption.CREATE_NEW);
                 o.remove(java.nio.file.StandardOpenOption.TRUNCATE_EXISTING);
+                if (readable) {
+                    // a write-only file is read for sieving and holes, as through the main channel
+                    o.add(java.nio.file.StandardOpenOption.READ);
+                }
                 o.add(com.sun.nio.file.ExtendedOpenOption.DIRECT);
                 d = FileChannel.open(path, o);
             } catch (IOException | UnsupportedOperationException e) {
