@@ -22,15 +22,11 @@ import org.pario.ParioException;
  *   <tr><td>{@code ind_wr_buffer_size}</td><td>bytes of one sieving write window (default 524288)</td></tr>
  *   <tr><td>{@code romio_cb_write}, {@code romio_cb_read}</td><td>{@code automatic} (default: two-phase
  *       collective buffering when ranks' byte ranges interleave and some rank's runs are shorter than
- *       {@code pario_cb_run_threshold} for writes, {@code pario_cb_read_run_threshold} for reads), {@code enable}
- *       or {@code disable}</td></tr>
- *   <tr><td>{@code pario_cb_run_threshold}</td><td>bytes: in automatic mode, a collective write whose ranks'
+ *       {@code pario_cb_run_threshold}), {@code enable} or {@code disable}</td></tr>
+ *   <tr><td>{@code pario_cb_run_threshold}</td><td>bytes: in automatic mode, a collective call whose ranks'
  *       contiguous runs average at least this long (estimated from each rank's first runs) runs as independent
  *       accesses, which reach storage in large pieces without moving data between ranks (default 1024, measured:
  *       docs/benchmarks.md)</td></tr>
- *   <tr><td>{@code pario_cb_read_run_threshold}</td><td>the same for collective reads (default 65536): a sieved
- *       independent read also reads the other ranks' bytes between its runs, so aggregation pays off for longer
- *       runs than in writes</td></tr>
  *   <tr><td>{@code cb_buffer_size}</td><td>bytes an aggregator handles per round (default 16777216)</td></tr>
  *   <tr><td>{@code cb_nodes}</td><td>the number of aggregators (default and maximum: what
  *       {@code cb_config_list} selects); reported as the number in effect</td></tr>
@@ -63,7 +59,6 @@ public final class Hints {
         v.put("cb_config_list", "*:1");
         v.put("striping_unit", "0");
         v.put("pario_cb_run_threshold", "1024");
-        v.put("pario_cb_read_run_threshold", "65536");
         v.put("direct_read", "false");
         v.put("direct_write", "false");
         for (final Map.Entry<String, String> e : given.entrySet()) {
@@ -84,10 +79,9 @@ public final class Hints {
             }
             v.put(key, on);
         }
-        for (final String key : new String[] {"pario_cb_run_threshold", "pario_cb_read_run_threshold"}) {
-            if (number(v, key) < 0) {
-                throw ParioException.argument("hint " + key + " must be >= 0, got " + v.get(key));
-            }
+        if (number(v, "pario_cb_run_threshold") < 0) {
+            throw ParioException.argument("hint pario_cb_run_threshold must be >= 0, got "
+                + v.get("pario_cb_run_threshold"));
         }
         for (final String key : new String[] {"ind_rd_buffer_size", "ind_wr_buffer_size", "cb_buffer_size"}) {
             final long size = number(v, key);

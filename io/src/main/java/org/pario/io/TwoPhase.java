@@ -275,7 +275,7 @@ final class TwoPhase {
         final boolean parts = write && !storage.capabilities().contains(Storage.Capability.POSITIONAL_WRITE);
         final String mode = hints.get(write ? "romio_cb_write" : "romio_cb_read");
         if (!parts && (mode.equals("disable") || !allMonotone || mode.equals("automatic") && (!interleaved(ranges)
-            || shortestRuns >= hints.number(write ? "pario_cb_run_threshold" : "pario_cb_read_run_threshold")))) {
+            || shortestRuns >= hints.number("pario_cb_run_threshold")))) {
             return -1;
         }
         long from = min;
@@ -302,9 +302,8 @@ final class TwoPhase {
 
     /**
      * @return the mean length of the first runs of a rank's access: the estimate automatic mode compares with
-     *     {@code pario_cb_run_threshold} (writes) or {@code pario_cb_read_run_threshold} (reads), because ranks
-     *     whose runs are that long reach storage efficiently without aggregation, and moving their data to
-     *     aggregators would only add a copy over the network
+     *     {@code pario_cb_run_threshold}, because ranks whose runs are that long reach storage efficiently without
+     *     aggregation, and moving their data to aggregators would only add a copy over the network
      */
     private static long meanRun(final FileView v, final long start, final long end) {
         final long fsize = v.filetype().size();

@@ -93,45 +93,6 @@ class TwoPhaseTest {
     }
 
     @Test
-    void automaticModeAggregatesReadsOfShorterRunsThanWrites() throws Exception {
-        final Path file = dir.resolve("automatic.bin");
-        Files.write(file, new byte[4 << 20]);
-        // rank r owns every other run of `run` bytes: 2 KiB runs are written independently and read through the
-        // aggregator (rank 0), 128 KiB runs go to storage from each rank both ways
-        for (final int run : new int[] {2048, 131072}) {
-            final int[][] calls = new int[2][2];
-            LocalCluster.run(2, comm -> {
-                final int r = comm.rank();
-                final Datatype tile = Datatype.resized(Datatype.hindexed(new long[] {run}, new long[] {(long) run * r},
-                    Datatype.BYTE), 0, 2L * run);
-                final SievingTest.Counting[] counting = new SievingTest.Counting[1];
-                try (ParallelFile f = ParallelFile.open(comm, file.toString(), EnumSet.of(Mode.RDWR), Hints.DEFAULT,
-                    s -> counting[0] = new SievingTest.Counting(s))) {
-                    f.setView(0, Datatype.BYTE, tile, DataRepresentation.NATIVE);
-                    final byte[] mine = new byte[2 << 20];
-                    Arrays.fill(mine, (byte) (r + 1));
-                    f.writeAll(mine, mine.length, Datatype.BYTE);
-                    calls[r][0] = counting[0].writes.get();
-                    // sieved writes read their windows: count only the reads of the collective read
-                    final int readsBefore = counting[0].reads.get();
-                    f.seek(0);
-                    final byte[] back = new byte[mine.length];
-                    f.readAll(back, back.length, Datatype.BYTE);
-                    assertArrayEquals(mine, back);
-                    calls[r][1] = counting[0].reads.get() - readsBefore;
-                }
-            });
-            assertTrue(calls[1][0] > 0, run + "-byte runs: rank 1 writes its own runs");
-            if (run == 2048) {
-                assertEquals(0, calls[1][1], "2 KiB runs: rank 1 reads nothing itself, the aggregator reads for it");
-                assertTrue(calls[0][1] > 0);
-            } else {
-                assertTrue(calls[1][1] > 0, "128 KiB runs: rank 1 reads its own runs");
-            }
-        }
-    }
-
-    @Test
     void aStorageErrorOnOneAggregatorFailsTheCallOnEveryRank() {
         final Path file = dir.resolve("faulty.bin");
         final int ranks = 3;
