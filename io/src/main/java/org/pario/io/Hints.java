@@ -38,7 +38,8 @@ import org.pario.ParioException;
  *       file system, the block-aligned part of every access bypasses the page cache ({@code O_DIRECT}); reported
  *       as {@code false} where the file system refuses it. Pays off for large accesses (aggregators' windows,
  *       runs of a MiB and more) when memory for the page cache is scarce or slow to come by, and for data not
- *       read again soon; small accesses gain nothing</td></tr>
+ *       read again soon; small accesses gain nothing. With direct writes in effect, automatic collective
+ *       buffering also aggregates runs that independent writes would sieve</td></tr>
  * </table>
  */
 public final class Hints {

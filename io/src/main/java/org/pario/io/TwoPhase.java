@@ -275,7 +275,7 @@ final class TwoPhase {
         final boolean parts = write && !storage.capabilities().contains(Storage.Capability.POSITIONAL_WRITE);
         final String mode = hints.get(write ? "romio_cb_write" : "romio_cb_read");
         if (!parts && (mode.equals("disable") || !allMonotone || mode.equals("automatic") && (!interleaved(ranges)
-            || shortestRuns >= hints.number("pario_cb_run_threshold")))) {
+            || shortestRuns >= runThreshold(write)))) {
             return -1;
         }
         long from = min;
@@ -295,6 +295,20 @@ final class TwoPhase {
             return writeParts(plan, m, count, type, rep);
         }
         return write ? write(plan, v, m, count, type, rep) : read(plan, v, m, count, type, rep);
+    }
+
+    /**
+     * @return the run length from which automatic mode leaves a collective access to independent accesses. With
+     *     direct writes in effect, runs short enough to be sieved aggregate too: a sieved write's
+     *     read-modify-write goes through {@code O_DIRECT} without the page cache's help, while an aggregator's
+     *     windows are the large aligned writes direct I/O is good at
+     */
+    private long runThreshold(final boolean write) {
+        final long threshold = hints.number("pario_cb_run_threshold");
+        if (!write || !"true".equals(hints.get("direct_write")) || hints.writeSieveBytes() == 0) {
+            return threshold;
+        }
+        return Math.max(threshold, Math.min(hints.writeSieveBytes(), hints.directRunBytes(true)));
     }
 
     /** Runs looked at to estimate a rank's run length. */

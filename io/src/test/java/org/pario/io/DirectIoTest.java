@@ -3,6 +3,7 @@ package org.pario.io;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -169,6 +170,44 @@ class DirectIoTest {
             final byte expected = slot < ranks ? (byte) (slot + 1) : (byte) 0x55;
             if (got[i] != expected) {
                 assertEquals(expected, got[i], "byte " + i);
+            }
+        }
+    }
+
+    @Test
+    void withDirectWritesAutomaticModeAggregatesRunsThatWouldBeSieved() throws IOException {
+        // 2 KiB runs, every other one each rank's: written independently (sieved) through the page cache, through
+        // the one aggregator (rank 0) with direct writes
+        for (final boolean direct : new boolean[] {false, true}) {
+            final Path file = dir.resolve("automatic-" + direct + ".bin");
+            final int[] rankOneWrites = new int[1];
+            LocalCluster.run(2, comm -> {
+                final int r = comm.rank();
+                final Datatype tile = Datatype.resized(Datatype.hindexed(new long[] {2048}, new long[] {2048L * r},
+                    Datatype.BYTE), 0, 4096);
+                final SievingTest.Counting[] counting = new SievingTest.Counting[1];
+                try (ParallelFile f = ParallelFile.open(comm, file.toString(), EnumSet.of(Mode.CREATE, Mode.RDWR),
+                    Hints.of(Map.of("direct_write", Boolean.toString(direct))),
+                    s -> counting[0] = new SievingTest.Counting(s))) {
+                    assertEquals(Boolean.toString(direct), f.hints().asMap().get("direct_write"));
+                    f.setView(0, Datatype.BYTE, tile, DataRepresentation.NATIVE);
+                    final byte[] mine = new byte[2 << 20];
+                    Arrays.fill(mine, (byte) (r + 1));
+                    f.writeAll(mine, mine.length, Datatype.BYTE);
+                    if (r == 1) {
+                        rankOneWrites[0] = counting[0].writes.get();
+                    }
+                }
+            });
+            if (direct) {
+                assertEquals(0, rankOneWrites[0], "with direct writes the aggregator writes rank 1's runs");
+            } else {
+                assertTrue(rankOneWrites[0] > 0, "through the page cache rank 1 writes its own runs");
+            }
+            final byte[] got = Files.readAllBytes(file);
+            assertEquals(4 << 20, got.length);
+            for (int i = 0; i < got.length; i += 512) {
+                assertEquals((byte) ((i % 4096) / 2048 + 1), got[i], "byte " + i);
             }
         }
     }

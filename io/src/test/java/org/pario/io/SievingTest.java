@@ -57,6 +57,11 @@ class SievingTest {
         }
 
         @Override
+        public Map<String, String> settingsInEffect() {
+            return inner.settingsInEffect();
+        }
+
+        @Override
         public long size() throws IOException {
             return inner.size();
         }
