@@ -96,8 +96,8 @@ final class BenchCommand implements Runnable {
                 + "(default: ${DEFAULT-VALUE}).")
         private String file;
 
-        @Option(names = "--hint", paramLabel = "KEY=VALUE", description = "A hint for the file (repeatable).")
-        private java.util.Map<String, String> hints = new java.util.LinkedHashMap<>();
+        @picocli.CommandLine.Mixin
+        private HintOption hint;
 
         @Option(names = "--worker", hidden = true, description = "Run as one rank of the benchmark job.")
         private boolean worker;
@@ -105,7 +105,7 @@ final class BenchCommand implements Runnable {
         @Override
         public Integer call() throws Exception {
             if (worker) {
-                IoBenchmark.run(size, pattern, file, hints);
+                IoBenchmark.run(size, pattern, file, hint.values);
                 return 0;
             }
             IoBenchmark.array(pattern, ranks, size);
@@ -114,7 +114,9 @@ final class BenchCommand implements Runnable {
             command.addAll(parioProperties());
             command.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName(), "bench", "io",
                 "--worker", "--size", Long.toString(size), "--pattern", pattern, "--file", Locations.absolute(file)));
-            for (final java.util.Map.Entry<String, String> h : hints.entrySet()) {
+            // checked here, so that a bad hint fails before any rank starts
+            hint.hints();
+            for (final java.util.Map.Entry<String, String> h : hint.values.entrySet()) {
                 command.add("--hint");
                 command.add(h.getKey() + "=" + h.getValue());
             }

@@ -174,6 +174,9 @@ final class CheckpointCommand implements Runnable {
         @picocli.CommandLine.ArgGroup(exclusive = false)
         private Layout layout = new Layout();
 
+        @picocli.CommandLine.Mixin
+        private HintOption hint;
+
         @Option(names = "--input", paramLabel = "RAW",
             description = "A raw file holding the whole array in global order (native bytes, elements one extent "
                 + "apart): a path or an hdfs:// URI. Without it the array is synthetic.")
@@ -182,6 +185,7 @@ final class CheckpointCommand implements Runnable {
         @Override
         public Integer call() {
             final DistributedArray a = layout.array(ranks);
+            final Hints hints = hint.hints();
             if (input == null && !a.element().equals(Datatype.DOUBLE)) {
                 throw ParioException.argument("synthetic arrays are double; give --input RAW for " + a.element());
             }
@@ -198,7 +202,7 @@ final class CheckpointCommand implements Runnable {
                 }
                 try (ProgressBars bar = ProgressBars.on(comm.rank() == 0, "write")) {
                     Checkpoint.write(comm, file, List.of(new Checkpoint.Entry("data", part, data)),
-                        Map.of("written_by", "pario checkpoint write"), Hints.DEFAULT, bar);
+                        Map.of("written_by", "pario checkpoint write"), hints, bar);
                 }
             });
             final double s = (System.nanoTime() - t0) / 1e9;
@@ -228,6 +232,9 @@ final class CheckpointCommand implements Runnable {
         @picocli.CommandLine.ArgGroup(exclusive = false)
         private Layout layout = new Layout();
 
+        @picocli.CommandLine.Mixin
+        private HintOption hint;
+
         @Option(names = "--output", paramLabel = "RAW",
             description = "Write the restored array to this raw file in global order (replaced if it exists): a path "
                 + "or an hdfs:// URI. Without it, the values are checked against the synthetic array.")
@@ -243,6 +250,7 @@ final class CheckpointCommand implements Runnable {
                 layout.element = info.element().toString();
             }
             final DistributedArray a = layout.array(ranks);
+            final Hints hints = hint.hints();
             if (output != null) {
                 Locations.deleteIfExists(output);
             }
@@ -251,7 +259,7 @@ final class CheckpointCommand implements Runnable {
                 final DistributedArray.Local part = a.local(comm.rank());
                 final Object local = output != null ? localBytes(part) : new double[Math.toIntExact(part.count())];
                 try (ProgressBars bar = ProgressBars.on(comm.rank() == 0, "read")) {
-                    Checkpoint.restore(comm, file, "data", part, local, Hints.DEFAULT, bar);
+                    Checkpoint.restore(comm, file, "data", part, local, hints, bar);
                 }
                 if (output != null) {
                     raw(comm, output, part, (byte[]) local, true);

@@ -47,6 +47,20 @@ class CheckpointCommandTest {
     }
 
     @Test
+    void hintsReachTheFileAndBadOnesAreRefused() {
+        final String file = dir.resolve("h.ckpt").toString();
+        final String[] w = run("checkpoint", "write", file, "-n", "2", "--shape", "64x64x64", "--hint",
+            "direct_write=true", "--hint", "cb_buffer_size=65536");
+        assertEquals("0", w[0], w[2]);
+        final String[] r = run("checkpoint", "restore", file, "-n", "3", "--hint", "direct_read=true");
+        assertEquals("0", r[0], r[2]);
+        assertTrue(r[1].contains("every value checked"), r[1]);
+        final String[] bad = run("checkpoint", "write", file, "--hint", "direct_write=maybe");
+        assertEquals("2", bad[0]);
+        assertTrue(bad[2].contains("hint direct_write must be true or false, got 'maybe'"), bad[2]);
+    }
+
+    @Test
     void userSuppliedRawArraysOfStructsRoundTripThroughACheckpoint() throws Exception {
         // a 12 x 10 array of {double; int} (16 bytes each, 4 of them padding) in C order
         final java.nio.ByteBuffer raw = java.nio.ByteBuffer.allocate(120 * 16).order(java.nio.ByteOrder.nativeOrder());
