@@ -20,8 +20,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * middle of each access goes through a second channel opened with {@code O_DIRECT}, staged through aligned
  * buffers, and the unaligned head and tail through the page cache; the kernel keeps the two coherent. Large
  * accesses then cost no page-cache memory (no allocation, no dirty-page throttling, no later writeback). Where the
- * file system refuses {@code O_DIRECT} (tmpfs before Linux 6.6), the file works as without it and {@link #settingsInEffect()}
- * says so.
+ * file system refuses {@code O_DIRECT} (tmpfs before Linux 6.6), the file works as without it and
+ * {@link #settingsInEffect()} says so.
  */
 public final class LocalStorage implements Storage {
     /** Bytes of one aligned staging buffer for direct accesses. */
