@@ -63,7 +63,7 @@ public abstract class Fabric {
     protected final void checkAlive(final int worldRank) {
         final Departure d = departed.get(worldRank);
         if (d != null && d.failure != null) {
-            throw failedRank(worldRank, d.failure);
+            throw noteLoss(failedRank(worldRank, d.failure));
         }
     }
 
@@ -98,10 +98,10 @@ public abstract class Fabric {
     protected final ParioException lost(final int worldRank) {
         final Departure d = departed.get(worldRank);
         if (d != null && d.failure != null) {
-            return failedRank(worldRank, d.failure);
+            return noteLoss(failedRank(worldRank, d.failure));
         }
-        return new ParioException(ErrorCategory.TRANSPORT, "rank " + worldRank + " finished before the data of its "
-            + "message arrived");
+        return noteLoss(new ParioException(ErrorCategory.TRANSPORT, "rank " + worldRank + " finished before the data "
+            + "of its message arrived"));
     }
 
     /** @return the failure of the first failed rank among {@code group}, or null */
@@ -109,7 +109,7 @@ public abstract class Fabric {
         for (final int r : group) {
             final Departure d = departed.get(r);
             if (d != null && d.failure != null) {
-                return failedRank(r, d.failure);
+                return noteLoss(failedRank(r, d.failure));
             }
         }
         return null;
@@ -118,7 +118,16 @@ public abstract class Fabric {
     /** @return why a posted receive can no longer be satisfied, or null if it still can */
     ParioException unreachable(final Endpoint.Posted p, final int self) {
         final ParioException e = whyUnreachable(p, self);
-        if (e != null && firstLoss == null) {
+        return e == null ? null : noteLoss(e);
+    }
+
+    /**
+     * Keeps the first error a local operation got because a peer was gone, whichever path found it (a receive
+     * that can never complete, a send to a failed rank, a transfer cut short), so that this rank leaves naming it.
+     */
+    private ParioException noteLoss(final ParioException e) {
+        if (firstLoss == null) {
+            // a race between two first losses is harmless: either names a rank that is gone
             firstLoss = e;
         }
         return e;

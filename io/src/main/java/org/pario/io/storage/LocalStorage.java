@@ -24,6 +24,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * {@link #settingsInEffect()} says so.
  */
 public final class LocalStorage implements Storage {
+    private static final System.Logger LOG = System.getLogger(LocalStorage.class.getName());
     /** Bytes of one aligned staging buffer for direct accesses. */
     private static final int STAGING_BYTES = 8 << 20;
 
@@ -46,7 +47,8 @@ public final class LocalStorage implements Storage {
     private final FileChannel channel;
     /** The same file opened with {@code O_DIRECT}, or null when direct I/O is off or refused. */
     private final FileChannel directChannel;
-    private final DirectIo direct;
+    /** Volatile: a direct access the system refuses at run time turns direct I/O off for every thread. */
+    private volatile DirectIo direct;
     /** What offsets, lengths and buffer addresses of direct accesses must be multiples of. */
     private final int directAlignment;
     private final ConcurrentLinkedQueue<ByteBuffer> staging = new ConcurrentLinkedQueue<>();
@@ -79,6 +81,16 @@ public final class LocalStorage implements Storage {
      */
     public LocalStorage(final Path path, final Set<? extends OpenOption> options, final DirectIo direct)
         throws IOException {
+        this(path, options, direct, null);
+    }
+
+    /**
+     * Opens a file, with the direct channel given (tests stand in a channel that fails).
+     *
+     * @param directChannel the channel with {@code O_DIRECT}, or null to open it here
+     */
+    LocalStorage(final Path path, final Set<? extends OpenOption> options, final DirectIo direct,
+                 final FileChannel directChannel) throws IOException {
         this.channel = open(path, options);
         this.writable = options.contains(java.nio.file.StandardOpenOption.WRITE);
         final Object key = java.nio.file.Files.readAttributes(path,
@@ -87,8 +99,8 @@ public final class LocalStorage implements Storage {
         this.locks = RangeLocks.of(fileKey);
         this.blockSize = blockSize(path);
         this.directAlignment = (int) Math.max(4096, Math.min(blockSize, 1 << 20));
-        FileChannel d = null;
-        if (direct.any()) {
+        FileChannel d = directChannel;
+        if (d == null && direct.any()) {
             try {
                 final Set<OpenOption> o = new java.util.HashSet<>(options);
                 o.remove(java.nio.file.StandardOpenOption.CREATE);
@@ -187,10 +199,17 @@ public final class LocalStorage implements Storage {
                 stage.clear().limit((int) Math.min(stage.capacity(), middleEnd - at));
                 // a direct read stops short only at the end of the file, possibly mid-block, where no further
                 // direct read may start
-                while (stage.hasRemaining() && stage.position() % directAlignment == 0) {
-                    if (directChannel.read(stage, at + stage.position()) <= 0) {
-                        break;
+                try {
+                    while (stage.hasRemaining() && stage.position() % directAlignment == 0) {
+                        if (directChannel.read(stage, at + stage.position()) <= 0) {
+                            break;
+                        }
                     }
+                } catch (IOException e) {
+                    refused("read", e);
+                    final int staged = stage.position();
+                    dst.put(stage.flip());
+                    return done + staged + readBuffered(at + staged, dst);
                 }
                 final int wanted = stage.limit();
                 final int got = stage.position();
@@ -243,13 +262,22 @@ public final class LocalStorage implements Storage {
                 stage.put(src);
                 src.limit(end);
                 stage.flip();
-                while (stage.hasRemaining()) {
-                    if (stage.position() % directAlignment != 0) {
-                        // after a short direct write the rest no longer starts on a block
-                        writeBuffered(at + stage.position(), stage);
-                    } else {
-                        directChannel.write(stage, at + stage.position());
+                try {
+                    while (stage.hasRemaining()) {
+                        if (stage.position() % directAlignment != 0) {
+                            // after a short direct write the rest no longer starts on a block
+                            writeBuffered(at + stage.position(), stage);
+                        } else {
+                            directChannel.write(stage, at + stage.position());
+                        }
                     }
+                } catch (IOException e) {
+                    refused("write", e);
+                    // the whole chunk again, then the rest, through the page cache: a real storage error shows
+                    // there again
+                    writeBuffered(at, stage.rewind());
+                    writeBuffered(at + n, src);
+                    return;
                 }
                 at += n;
             }
@@ -257,6 +285,15 @@ public final class LocalStorage implements Storage {
             staging.offer(stage);
         }
         writeBuffered(middleEnd, src);
+    }
+
+    /** Turns direct I/O off for this file after the system refused a direct access. */
+    private void refused(final String what, final IOException e) {
+        if (direct.any()) {
+            direct = DirectIo.NONE;
+            LOG.log(System.Logger.Level.WARNING, "a direct " + what + " failed (" + e + "); this file goes through "
+                + "the page cache from now on");
+        }
     }
 
     private void writeBuffered(final long position, final ByteBuffer src) throws IOException {
