@@ -313,10 +313,12 @@ public final class LocalStorage implements Storage {
 
     /** @return an aligned staging buffer: one per concurrent direct access, kept for the next */
     private ByteBuffer takeStaging() {
-        final ByteBuffer b = staging.poll();
+        final ByteBuffer pooled = staging.poll();
+        if (pooled != null) {
+            return pooled;
+        }
         final int bytes = STAGING_BYTES / directAlignment * directAlignment;
-        return b != null ? b : ByteBuffer.allocateDirect(bytes + directAlignment).alignedSlice(directAlignment)
-            .limit(bytes).slice();
+        return ByteBuffer.allocateDirect(bytes + directAlignment).alignedSlice(directAlignment).limit(bytes).slice();
     }
 
     @Override
