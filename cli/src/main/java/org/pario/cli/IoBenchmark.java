@@ -75,13 +75,15 @@ final class IoBenchmark {
                 f.sync();
                 report(world, "write", pattern, total, t0);
             }
-            if (me == 0) {
-                dropCaches();
-            }
             java.util.Arrays.fill(local, -1);
             try (ParallelFile f = ParallelFile.open(world, file, EnumSet.of(Mode.RDONLY),
                 Hints.of(hints))) {
                 f.setView(0, Datatype.DOUBLE, ft, DataRepresentation.NATIVE);
+                if (me == 0) {
+                    // right before the timed read, as the C benchmark does: on this virtual machine a cold read
+                    // that starts seconds after the drop runs up to 3x slower (docs/benchmarks.md)
+                    dropCaches();
+                }
                 world.barrier();
                 final long t0 = System.nanoTime();
                 f.readAll(local, local.length, Datatype.DOUBLE);
