@@ -9,6 +9,7 @@ import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.pario.io.storage.Storage;
@@ -22,6 +23,7 @@ import org.pario.io.storage.StorageProvider;
  * independent writes at arbitrary offsets are refused by the layers above with an error that says why.
  */
 final class HdfsStorage implements Storage {
+    private static final System.Logger LOG = System.getLogger(HdfsStorage.class.getName());
     private final FileSystem fs;
     private final Path path;
     private final boolean readable;
@@ -50,6 +52,9 @@ final class HdfsStorage implements Storage {
             }
             if (fs.getFileStatus(path).isDirectory()) {
                 throw new IOException(location + " is a directory");
+            }
+            if (request.first()) {
+                repair();
             }
         } catch (IOException | RuntimeException e) {
             fs.close();
@@ -205,11 +210,25 @@ final class HdfsStorage implements Storage {
         };
     }
 
+    /** Test hooks: run after the fill is appended, and after the parts are joined (null: none). */
+    static volatile Runnable afterFill;
+    static volatile Runnable afterConcat;
+
+    /**
+     * Marks a commit that appends a fill before joining the parts: an empty file whose name holds the file's
+     * length before the commit and after the fill. While it exists the commit is unfinished; if this process dies
+     * before deleting it, the next open of the file finishes or undoes the commit ({@link #repair}).
+     */
+    private Path commitMarker(final long before, final long afterFill) {
+        return new Path(path.getParent(), "." + path.getName() + ".pario-commit-" + before + "-" + afterFill);
+    }
+
     /**
      * Joins the parts: first the fill (if the first part has one) is appended to the file, topping up its last
      * block; then the parts are concatenated to it in one atomic NameNode step. If the concatenation fails after
-     * the fill was appended, the file is truncated back to its old length, so a failed write leaves it as it was
-     * (unless this process dies between the two steps: the file then holds the fill's bytes as well).
+     * the fill was appended, the file is truncated back to its old length, so a failed write leaves it as it was.
+     * A commit that appends a fill is marked first ({@link #commitMarker}), so that if this process dies between
+     * the two steps the next open of the file truncates it back as well.
      */
     @Override
     public void commitParts(final int[] indices) throws IOException {
@@ -217,16 +236,24 @@ final class HdfsStorage implements Storage {
             return;
         }
         final long before = size();
-        final boolean filled = fs.exists(fillPath(indices[0]));
+        final Path fill = fillPath(indices[0]);
+        final boolean filled = fs.exists(fill);
+        Path marker = null;
         if (filled) {
-            try (FSDataInputStream from = fs.open(fillPath(indices[0]));
+            marker = commitMarker(before, before + fs.getFileStatus(fill).getLen());
+            fs.create(marker, false).close();
+            try (FSDataInputStream from = fs.open(fill);
                  FSDataOutputStream to = fs.append(path)) {
                 final byte[] buf = new byte[1 << 20];
                 for (int n; (n = from.read(buf)) > 0; ) {
                     to.write(buf, 0, n);
                 }
                 to.hsync();
+            } catch (IOException | RuntimeException e) {
+                undo(before, marker, e);
+                throw e;
             }
+            hook(afterFill);
         }
         final java.util.List<Path> parts = new java.util.ArrayList<>();
         for (final int i : indices) {
@@ -241,18 +268,116 @@ final class HdfsStorage implements Storage {
             }
         } catch (IOException | RuntimeException e) {
             if (filled) {
-                try {
-                    fs.truncate(path, before);
-                } catch (IOException | RuntimeException again) {
-                    e.addSuppressed(again);
-                }
+                undo(before, marker, e);
             }
             throw e;
         }
+        hook(afterConcat);
         if (filled) {
-            fs.delete(fillPath(indices[0]), false);
+            fs.delete(fill, false);
+            fs.delete(marker, false);
         }
     }
+
+    private static void hook(final Runnable h) {
+        if (h != null) {
+            h.run();
+        }
+    }
+
+    /**
+     * Takes a failed commit's fill back out of the file; the marker goes only once that has worked, so that
+     * otherwise the next open tries again.
+     */
+    private void undo(final long before, final Path marker, final Exception failure) {
+        try {
+            truncateBack(before);
+            fs.delete(marker, false);
+        } catch (IOException | RuntimeException again) {
+            failure.addSuppressed(again);
+        }
+    }
+
+    /**
+     * Truncates the file to {@code length} and waits until HDFS has finished it: a cut inside a block needs a
+     * block recovery, and the file takes no append until that is done. A file a dead writer still holds open is
+     * recovered first.
+     */
+    private void truncateBack(final long length) throws IOException {
+        final org.apache.hadoop.hdfs.DistributedFileSystem dfs = (org.apache.hadoop.hdfs.DistributedFileSystem) fs;
+        final long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(120);
+        while (!dfs.isFileClosed(path)) {
+            if (dfs.recoverLease(path)) {
+                break;
+            }
+            pause(deadline, "the lease of a writer that died");
+        }
+        if (size() > length && !dfs.truncate(path, length)) {
+            while (!dfs.isFileClosed(path)) {
+                pause(deadline, "the truncation to " + length + " bytes");
+            }
+        }
+    }
+
+    private void pause(final long deadline, final String what) throws IOException {
+        if (System.nanoTime() > deadline) {
+            throw new IOException("HDFS did not finish recovering " + what + " of " + path + " within 120 s");
+        }
+        try {
+            Thread.sleep(100);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new java.io.InterruptedIOException("interrupted waiting for HDFS to recover " + path);
+        }
+    }
+
+    /**
+     * Finishes or undoes a commit a dead process left marked ({@link #commitMarker}). If parts are still there,
+     * or the file is shorter than the fill would have made it, the commit did not happen: the file is cut back
+     * to its old length and the parts are deleted. Otherwise the commit happened and only its leftovers go.
+     */
+    private void repair() throws IOException {
+        final String prefix = "." + path.getName() + ".pario-commit-";
+        final FileStatus[] markers = fs.listStatus(path.getParent(), p -> p.getName().startsWith(prefix));
+        if (markers.length == 0) {
+            return;
+        }
+        final String partPrefix = "." + path.getName() + ".pario-part-";
+        for (final FileStatus m : markers) {
+            final String[] lengths = m.getPath().getName().substring(prefix.length()).split("-");
+            final long before;
+            final long afterFill;
+            try {
+                before = Long.parseLong(lengths[0]);
+                afterFill = Long.parseLong(lengths[1]);
+            } catch (RuntimeException e) {
+                continue;
+            }
+            final FileStatus[] leftovers = fs.listStatus(path.getParent(), p -> p.getName().startsWith(partPrefix));
+            boolean partsLeft = false;
+            for (final FileStatus f : leftovers) {
+                partsLeft |= !f.getPath().getName().endsWith("-fill");
+            }
+            final boolean undone = partsLeft || size() < afterFill;
+            try {
+                if (undone) {
+                    truncateBack(before);
+                }
+                for (final FileStatus f : leftovers) {
+                    fs.delete(f.getPath(), false);
+                }
+                fs.delete(m.getPath(), false);
+            } catch (IOException e) {
+                throw new IOException("a collective write to " + path + " was interrupted while it was being "
+                    + "committed, and undoing it failed (the first rank to open the file needs write access to it): "
+                    + e.getMessage(), e);
+            }
+            LOG.log(System.Logger.Level.WARNING, "a collective write to " + path + " was interrupted while it was "
+                + "being committed; " + (undone ? "it is undone: the file is cut back to the " + before
+                + " bytes it had before" : "its commit had finished, and its leftover files are removed"));
+        }
+    }
+
 
     @Override
     public void discardParts(final int[] indices) throws IOException {

@@ -292,4 +292,97 @@ class HdfsStorageTest {
         assertEquals(a.offset() + 160, fs.getFileStatus(new Path("/pario/structs.ckpt")).getLen());
         LocalCluster.run(1, comm -> org.pario.io.array.Checkpoint.verify(comm, file));
     }
+
+    /** Stands for the death of the committing process at a chosen step. */
+    private static final class Crash extends Error {
+        Crash() {
+            super("the committing process dies here", null, false, false);
+        }
+    }
+
+    /** @return {@code n} bytes that tell their offset {@code from + i} apart */
+    private static byte[] pattern(final long from, final int n) {
+        final byte[] b = new byte[n];
+        for (int i = 0; i < n; i++) {
+            b[i] = (byte) ((from + i) * 31 / 7);
+        }
+        return b;
+    }
+
+    /** Writes {@code n} pattern bytes at the end of the file as one part, through the backend directly. */
+    private static void append(final HdfsStorage s, final long at, final int n) throws Exception {
+        final org.pario.io.storage.Storage.Part part = s.openPart(0, at);
+        part.append(ByteBuffer.wrap(pattern(at, n)));
+        part.close();
+        s.commitParts(new int[] {0});
+    }
+
+    /**
+     * Writes 1.5 MiB, then 1.5 MiB more with the committing process dying at {@code step}: the second write's
+     * first 0.5 MiB top up the second block (the fill), the rest is one whole-block part.
+     */
+    private static void appendDyingAt(final HdfsStorage s, final java.util.function.Consumer<Runnable> step)
+        throws Exception {
+        append(s, 0, 3 << 19);
+        step.accept(() -> {
+            throw new Crash();
+        });
+        try {
+            assertThrows(Crash.class, () -> append(s, 3 << 19, 3 << 19));
+        } finally {
+            step.accept(null);
+        }
+    }
+
+    private static HdfsStorage openFirst(final String file) throws Exception {
+        return new HdfsStorage(file, new org.pario.io.storage.StorageProvider.Request(true, true, true, false,
+            Map.of()), HdfsStorageProvider.configuration());
+    }
+
+    private static void assertPattern(final String name, final long length) throws Exception {
+        final byte[] b = raw(name);
+        assertEquals(length, b.length);
+        assertArrayEquals(pattern(0, (int) length), b);
+        for (final FileStatus f : fs.listStatus(new Path("/pario"))) {
+            assertTrue(!f.getPath().getName().startsWith("." + name + ".pario-"), "left behind: " + f.getPath());
+        }
+    }
+
+    @Test
+    void aWriterThatDiesBetweenToppingUpTheLastBlockAndJoiningThePartsIsUndoneByTheNextOpen() throws Exception {
+        final String file = base + "/interrupted.bin";
+        final int first = 3 << 19;
+        try (HdfsStorage s = openFirst(file)) {
+            appendDyingAt(s, h -> HdfsStorage.afterFill = h);
+            assertEquals(2 << 20, s.size(), "the fill is in the file, the parts are not");
+        }
+        try (HdfsStorage s = openFirst(file)) {
+            assertEquals(first, s.size());
+            assertPattern("interrupted.bin", first);
+            // and the file takes the next write as if nothing had happened
+            append(s, first, 3 << 19);
+        }
+        assertPattern("interrupted.bin", 3 << 20);
+    }
+
+    @Test
+    void aWriterThatDiesAfterJoiningThePartsKeepsItsWriteAndTheNextOpenClearsUp() throws Exception {
+        final String file = base + "/joined.bin";
+        try (HdfsStorage s = openFirst(file)) {
+            appendDyingAt(s, h -> HdfsStorage.afterConcat = h);
+        }
+        assertTrue(fs.listStatus(new Path("/pario"), p -> p.getName().startsWith(".joined.bin.pario-commit-")).length
+            == 1, "the commit is still marked");
+        // a rank that opens after the first one does not touch it
+        try (HdfsStorage s = new HdfsStorage(file, new org.pario.io.storage.StorageProvider.Request(true, false,
+            false, false, Map.of(), false), HdfsStorageProvider.configuration())) {
+            assertEquals(3 << 20, s.size());
+        }
+        assertTrue(fs.listStatus(new Path("/pario"), p -> p.getName().startsWith(".joined.bin.pario-commit-")).length
+            == 1);
+        try (HdfsStorage s = openFirst(file)) {
+            assertEquals(3 << 20, s.size());
+        }
+        assertPattern("joined.bin", 3 << 20);
+    }
 }

@@ -176,7 +176,7 @@ public final class ParallelFile implements AutoCloseable {
     private static StorageProvider.Request request(final Set<Mode> m, final boolean creator, final Hints hints) {
         return new StorageProvider.Request(m.contains(Mode.RDONLY) || m.contains(Mode.RDWR),
             m.contains(Mode.WRONLY) || m.contains(Mode.RDWR), creator && m.contains(Mode.CREATE),
-            creator && m.contains(Mode.EXCL), hints.asMap());
+            creator && m.contains(Mode.EXCL), hints.asMap(), creator);
     }
 
     private static ParioException ioError(final String what, final Throwable e) {

@@ -17,11 +17,21 @@ public interface StorageProvider {
      * @param exclusive fail if the file exists (with create)
      * @param hints     the file's hints: a backend may take its own settings from them (the HDFS backend takes
      *                  Hadoop configuration keys)
+     * @param first     this is the first of the ranks that open the file together, which opens it before the others
+     *                  do: a backend repairs there what an interrupted operation left (the HDFS backend undoes a
+     *                  commit its writer died in)
      */
-    record Request(boolean read, boolean write, boolean create, boolean exclusive, java.util.Map<String, String> hints) {
+    record Request(boolean read, boolean write, boolean create, boolean exclusive, java.util.Map<String, String> hints,
+                   boolean first) {
         /** Checks the fields. */
         public Request {
             hints = java.util.Map.copyOf(hints);
+        }
+
+        /** A request of a rank that opens the file alone (so first). */
+        public Request(final boolean read, final boolean write, final boolean create, final boolean exclusive,
+                       final java.util.Map<String, String> hints) {
+            this(read, write, create, exclusive, hints, true);
         }
 
         /** A request without hints. */
