@@ -426,8 +426,9 @@ public final class Checkpoint {
         final int n = (int) ((a.bytes() + chunk - 1) / chunk);
         final long[] mine = new long[n];
         final ByteBuffer buf = ByteBuffer.allocate((int) Math.min(chunk, Math.max(1, a.bytes())));
+        // every rank reads at once: none of them repairs anything (false), the collective write has just ended
         try (Storage st = Storages.open(file,
-            new StorageProvider.Request(true, false, false, false))) {
+            new StorageProvider.Request(true, false, false, false, java.util.Map.of(), false))) {
             for (int i = comm.rank(); i < n; i += comm.size()) {
                 final long from = a.offset() - shift + i * chunk;
                 final int len = (int) Math.min(chunk, a.bytes() - i * chunk);
@@ -532,8 +533,9 @@ public final class Checkpoint {
     }
 
     private static String readHeaderText(final String file) throws IOException {
+        // reading a header repairs nothing (false): a checkpoint is published whole, by a rename
         try (Storage ch = Storages.open(file,
-            new StorageProvider.Request(true, false, false, false))) {
+            new StorageProvider.Request(true, false, false, false, java.util.Map.of(), false))) {
             final ByteBuffer prefix = ByteBuffer.allocate(PREFIX).order(ByteOrder.LITTLE_ENDIAN);
             ch.read(0, prefix);
             final byte[] magic = new byte[MAGIC.length];
