@@ -59,6 +59,8 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
     private static final int SOCKET_BUFFER = 4 << 20;
     private static final AttributeKey<Boolean> SAID_BYE = AttributeKey.valueOf("pario.bye");
     private static final AttributeKey<Long> OPENED = AttributeKey.valueOf("pario.opened");
+    /** The gate every frame to an outbound connection passes. */
+    private static final AttributeKey<Gate> GATE = AttributeKey.valueOf("pario.gate");
 
     private final int rank;
     private final byte[] token;
@@ -201,11 +203,15 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         final Bootstrap b = new Bootstrap().group(group).channel(transport.channel())
             .option(ChannelOption.TCP_NODELAY, true)
             .option(ChannelOption.SO_SNDBUF, SOCKET_BUFFER)
+            // only Gate.close closes these sockets (see there): never Netty on a failed write or read
+            .option(ChannelOption.AUTO_CLOSE, false)
+            .option(ChannelOption.ALLOW_HALF_CLOSURE, true)
             .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(4 << 20, 16 << 20))
             .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, config.startupTimeoutMillis()))
             .handler(new ChannelInitializer<SocketChannel>() {
                 @Override
                 protected void initChannel(final SocketChannel ch) {
+                    ch.attr(GATE).set(new Gate(ch, config.tls() == null && DIRECT_WRITES));
                     if (config.tls() != null) {
                         ch.pipeline().addLast(config.tls().client().newHandler(ch.alloc()));
                     }
@@ -250,12 +256,24 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
             endpoint.deliver(m);
             return;
         }
-        final Channel ch = outbound[worldDest];
-        ch.writeAndFlush(Frames.data(ch.alloc(), m)).addListener(f -> failedSend(worldDest, f));
+        write(worldDest, Frames.data(outbound[worldDest].alloc(), m));
     }
 
-    /** Messages from this size up to 1 GiB are packed straight into a direct frame buffer. */
-    private static final long DIRECT_FRAME_MIN = 64 << 10;
+    /**
+     * Whether frames may go straight into a connection's socket from the sending thread when the connection has
+     * nothing else pending ({@link Gate}; {@code -Dpario.directWrites}, default true).
+     */
+    static final boolean DIRECT_WRITES = !"false".equals(System.getProperty("pario.directWrites"));
+
+    /** Writes a frame to rank {@code dest}'s connection, through its {@link Gate}. */
+    private void write(final int dest, final ByteBuf frame, final io.netty.channel.ChannelFutureListener listener) {
+        outbound[dest].attr(GATE).get().write(frame, listener);
+    }
+
+    /** Writes a frame to rank {@code dest}'s connection; a failure makes {@code dest} depart. */
+    private void write(final int dest, final ByteBuf frame) {
+        write(dest, frame, f -> failedSend(dest, f));
+    }
     /**
      * Messages from this size up to 1 GiB go by rendezvous: the data waits at the sender until the matching
      * receive asks for it and then lands straight in the receive buffer, so a receiver never holds large messages
@@ -289,13 +307,9 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
             park(worldDest, context, source, tag, memory, type, count, (int) bytes);
             return;
         }
-        if (bytes < DIRECT_FRAME_MIN) {
-            super.send(worldDest, context, source, tag, memory, type, count, group);
-            return;
-        }
-        final Channel ch = outbound[worldDest];
-        ch.writeAndFlush(Frames.dataFrom(ch.alloc(), context, source, tag, memory, type, count, (int) bytes))
-            .addListener(f -> failedSend(worldDest, f));
+        // packed straight into one direct frame buffer, which a gate can write to the socket at once
+        write(worldDest, Frames.dataFrom(outbound[worldDest].alloc(), context, source, tag, memory, type, count,
+            (int) bytes));
     }
 
     private boolean reserveCredit(final int dest, final long cost) {
@@ -356,9 +370,8 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
             checkAlive(dest);
             return;
         }
-        ch.writeAndFlush(Frames.rts(ch.alloc(), context, source, tag, MessageAccess.basicName(type), bytes, id,
-            segment == null ? null : segment.arena().file().toString(), segment == null ? 0 : segment.offset()))
-            .addListener(f -> failedSend(dest, f));
+        write(dest, Frames.rts(ch.alloc(), context, source, tag, MessageAccess.basicName(type), bytes, id,
+            segment == null ? null : segment.arena().file().toString(), segment == null ? 0 : segment.offset()));
     }
 
     private static void release(final Parked p) {
@@ -387,8 +400,8 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         }
         final Channel ch = outbound[peer];
         // header and data in one write, so no other frame can come between them
-        ch.writeAndFlush(Unpooled.wrappedBuffer(Frames.rdataHeader(ch.alloc(), cts.receiveId(), p.data.readableBytes()),
-            p.data)).addListener(f -> {
+        write(peer, Unpooled.wrappedBuffer(Frames.rdataHeader(ch.alloc(), cts.receiveId(), p.data.readableBytes()),
+            p.data), f -> {
                 if (p.segment != null) {
                     p.segment.release();
                 }
@@ -433,7 +446,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
                 return in.done;
             }
             final Channel ch = outbound[peer];
-            ch.writeAndFlush(Frames.cts(ch.alloc(), sendId, id)).addListener(f -> failedSend(peer, f));
+            write(peer, Frames.cts(ch.alloc(), sendId, id));
             in.done.whenComplete((v, e) -> incoming.remove(id));
             return in.done;
         }
@@ -469,7 +482,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         public void discard() {
             if (!departed(peer)) {
                 final Channel ch = outbound[peer];
-                ch.writeAndFlush(Frames.cts(ch.alloc(), sendId, -1));
+                write(peer, Frames.cts(ch.alloc(), sendId, -1), f -> { });
             }
         }
     }
@@ -529,7 +542,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
             final long back = creditToReturn.getAndSet(peer, 0);
             if (back > 0) {
                 final Channel ch = outbound[peer];
-                ch.writeAndFlush(Frames.credit(ch.alloc(), back));
+                write(peer, Frames.credit(ch.alloc(), back), f -> { });
             }
         }
     }
@@ -601,8 +614,8 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         }
         for (final Channel ch : outbound) {
             if (ch != null && ch.isActive()) {
-                ch.writeAndFlush(abortReason == null ? Frames.bye(ch.alloc()) : Frames.abort(ch.alloc(), abortReason))
-                    .addListener(f -> ch.close());
+                ch.attr(GATE).get().write(abortReason == null ? Frames.bye(ch.alloc())
+                    : Frames.abort(ch.alloc(), abortReason), f -> ch.attr(GATE).get().close());
             }
         }
         for (final Channel ch : outbound) {
@@ -759,7 +772,8 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
          */
         @Override
         public void channelActive(final ChannelHandlerContext ctx) {
-            ctx.writeAndFlush(Frames.hello(ctx.alloc(), rank, token));
+            final Gate gate = ctx.channel().attr(GATE).get();
+            ctx.writeAndFlush(Frames.hello(ctx.alloc(), rank, token)).addListener(f -> gate.helloDone());
             ctx.fireChannelActive();
         }
 
@@ -771,13 +785,13 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         @Override
         public void userEventTriggered(final ChannelHandlerContext ctx, final Object evt) {
             if (evt instanceof IdleStateEvent e && e.state() == IdleState.WRITER_IDLE && !closed.get()) {
-                ctx.writeAndFlush(Frames.heartbeat(ctx.alloc()));
+                ctx.channel().attr(GATE).get().write(Frames.heartbeat(ctx.alloc()), f -> { });
             }
         }
 
         @Override
         public void exceptionCaught(final ChannelHandlerContext ctx, final Throwable cause) {
-            ctx.close();
+            ctx.channel().attr(GATE).get().close();
         }
     }
 }

@@ -1,0 +1,97 @@
+package org.pario.comm.internal.tcp;
+
+import java.io.IOException;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.unix.FileDescriptor;
+
+/**
+ * Every frame written to one outbound connection passes here. When nothing handed to Netty is still unwritten,
+ * a frame in one direct buffer goes straight into the socket from the calling thread: a small message then
+ * costs the sender one system call instead of a task for the event loop and the wake-up of its thread. Otherwise,
+ * or when the socket takes only part of it, the frame (or its rest) goes through Netty, and frames after it
+ * follow it there until Netty has written everything, so frames never interleave. Connections Netty must encode
+ * (TLS) or that are not epoll sockets always go through Netty.
+ *
+ * <p>A thread writing to a socket that another thread closes could write into whatever file reuses the number.
+ * So the socket is closed only through {@link #close}, on the event loop while holding this gate's lock, and
+ * Netty must never close it on its own: outbound connections run with {@code AUTO_CLOSE} off (a failed write shuts
+ * output down instead) and {@code ALLOW_HALF_CLOSURE} on (a read error shuts input down instead).
+ */
+final class Gate {
+    private final Channel channel;
+    private final FileDescriptor socket;
+    /** Writes handed to Netty and not yet complete; the hello, written by Netty first, counts from the start. */
+    private int inNetty = 1;
+    /** Set under the lock right before the socket is closed; no direct write starts after it. */
+    private boolean closed;
+
+    /**
+     * @param channel the connection
+     * @param direct  whether frames may be written to its socket directly (plain TCP over epoll)
+     */
+    Gate(final Channel channel, final boolean direct) {
+        this.channel = channel;
+        this.socket = direct && channel instanceof EpollSocketChannel e ? e.fd() : null;
+    }
+
+    /** The hello has been written (or failed): direct writes may start. */
+    synchronized void helloDone() {
+        inNetty--;
+    }
+
+    /**
+     * Writes a frame and flushes it.
+     *
+     * @param frame    the frame; released here or by Netty
+     * @param listener told of the write's outcome when it goes through Netty, and of a failed direct write
+     */
+    void write(final ByteBuf frame, final ChannelFutureListener listener) {
+        final ChannelFuture failed;
+        synchronized (this) {
+            ChannelFuture outcome = null;
+            if (socket != null && inNetty == 0 && !closed && frame.hasMemoryAddress() && channel.isActive()) {
+                try {
+                    final int n = socket.writeAddress(frame.memoryAddress(), frame.readerIndex(), frame.writerIndex());
+                    frame.skipBytes(n);
+                    if (!frame.isReadable()) {
+                        frame.release();
+                        outcome = channel.newSucceededFuture();
+                    }
+                } catch (IOException e) {
+                    frame.release();
+                    outcome = channel.newFailedFuture(e);
+                }
+            }
+            if (outcome == null) {
+                inNetty++;
+                channel.writeAndFlush(frame).addListener(f -> done()).addListener(listener);
+                return;
+            }
+            failed = outcome;
+        }
+        try {
+            listener.operationComplete(failed);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Closes the connection, on its event loop, once no direct write is under way. */
+    void close() {
+        channel.eventLoop().execute(() -> {
+            synchronized (this) {
+                closed = true;
+                channel.close();
+            }
+        });
+    }
+
+    private synchronized void done() {
+        inNetty--;
+    }
+}
