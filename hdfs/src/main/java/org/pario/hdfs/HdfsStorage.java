@@ -145,13 +145,22 @@ final class HdfsStorage implements Storage {
         throw new IOException("HDFS has no byte-range locks");
     }
 
+    /** Kinds of the hidden files beside the target that a collective write uses. */
+    private static final String PART = "part-";
+    private static final String COMMIT = "commit-";
+
+    /** @return the hidden file {@code .NAME.pario-KIND} beside the target */
+    private Path sibling(final String kind) {
+        return new Path(path.getParent(), "." + path.getName() + ".pario-" + kind);
+    }
+
     private Path partPath(final int index) {
-        return new Path(path.getParent(), "." + path.getName() + ".pario-part-" + index);
+        return sibling(PART + index);
     }
 
     /** The bytes of part {@code index} that top up the file's partial last block: appended to the file at commit. */
     private Path fillPath(final int index) {
-        return new Path(path.getParent(), "." + path.getName() + ".pario-part-" + index + "-fill");
+        return sibling(PART + index + "-fill");
     }
 
     /**
@@ -220,7 +229,7 @@ final class HdfsStorage implements Storage {
      * before deleting it, the next open of the file finishes or undoes the commit ({@link #repair}).
      */
     private Path commitMarker(final long before, final long afterFill) {
-        return new Path(path.getParent(), "." + path.getName() + ".pario-commit-" + before + "-" + afterFill);
+        return sibling(COMMIT + before + "-" + afterFill);
     }
 
     /**
@@ -337,12 +346,12 @@ final class HdfsStorage implements Storage {
      * to its old length and the parts are deleted. Otherwise the commit happened and only its leftovers go.
      */
     private void repair() throws IOException {
-        final String prefix = "." + path.getName() + ".pario-commit-";
+        final String prefix = sibling(COMMIT).getName();
         final FileStatus[] markers = fs.listStatus(path.getParent(), p -> p.getName().startsWith(prefix));
         if (markers.length == 0) {
             return;
         }
-        final String partPrefix = "." + path.getName() + ".pario-part-";
+        final String partPrefix = sibling(PART).getName();
         for (final FileStatus m : markers) {
             final String[] lengths = m.getPath().getName().substring(prefix.length()).split("-");
             final long before;

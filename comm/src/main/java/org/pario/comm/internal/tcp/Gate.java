@@ -51,34 +51,43 @@ final class Gate {
      * @param listener told of the write's outcome when it goes through Netty, and of a failed direct write
      */
     void write(final ByteBuf frame, final ChannelFutureListener listener) {
-        final ChannelFuture failed;
+        final ChannelFuture outcome;
         synchronized (this) {
-            ChannelFuture outcome = null;
-            if (socket != null && inNetty == 0 && !closed && frame.hasMemoryAddress() && channel.isActive()) {
-                try {
-                    final int n = socket.writeAddress(frame.memoryAddress(), frame.readerIndex(), frame.writerIndex());
-                    frame.skipBytes(n);
-                    if (!frame.isReadable()) {
-                        frame.release();
-                        outcome = channel.newSucceededFuture();
-                    }
-                } catch (IOException e) {
-                    frame.release();
-                    outcome = channel.newFailedFuture(e);
-                }
-            }
+            outcome = writeDirectly(frame);
             if (outcome == null) {
                 inNetty++;
                 channel.writeAndFlush(frame).addListener(f -> done()).addListener(listener);
                 return;
             }
-            failed = outcome;
         }
         try {
-            listener.operationComplete(failed);
+            listener.operationComplete(outcome);
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /**
+     * Writes the frame into the socket if it may (caller holds the lock).
+     *
+     * @return the outcome once the whole frame is written or the write failed (the frame is then released), or
+     *     null when the frame, or what the socket did not take of it, must go through Netty
+     */
+    private ChannelFuture writeDirectly(final ByteBuf frame) {
+        if (socket == null || inNetty > 0 || closed || !frame.hasMemoryAddress() || !channel.isActive()) {
+            return null;
+        }
+        try {
+            frame.skipBytes(socket.writeAddress(frame.memoryAddress(), frame.readerIndex(), frame.writerIndex()));
+        } catch (IOException e) {
+            frame.release();
+            return channel.newFailedFuture(e);
+        }
+        if (frame.isReadable()) {
+            return null;
+        }
+        frame.release();
+        return channel.newSucceededFuture();
     }
 
     /** Closes the connection, on its event loop, once no direct write is under way. */

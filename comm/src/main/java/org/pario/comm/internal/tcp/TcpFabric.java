@@ -265,9 +265,13 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
      */
     static final boolean DIRECT_WRITES = !"false".equals(System.getProperty("pario.directWrites"));
 
+    private static Gate gate(final Channel outboundChannel) {
+        return outboundChannel.attr(GATE).get();
+    }
+
     /** Writes a frame to rank {@code dest}'s connection, through its {@link Gate}. */
     private void write(final int dest, final ByteBuf frame, final io.netty.channel.ChannelFutureListener listener) {
-        outbound[dest].attr(GATE).get().write(frame, listener);
+        gate(outbound[dest]).write(frame, listener);
     }
 
     /** Writes a frame to rank {@code dest}'s connection; a failure makes {@code dest} depart. */
@@ -614,8 +618,9 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         }
         for (final Channel ch : outbound) {
             if (ch != null && ch.isActive()) {
-                ch.attr(GATE).get().write(abortReason == null ? Frames.bye(ch.alloc())
-                    : Frames.abort(ch.alloc(), abortReason), f -> ch.attr(GATE).get().close());
+                final Gate gate = gate(ch);
+                gate.write(abortReason == null ? Frames.bye(ch.alloc()) : Frames.abort(ch.alloc(), abortReason),
+                    f -> gate.close());
             }
         }
         for (final Channel ch : outbound) {
@@ -772,7 +777,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
          */
         @Override
         public void channelActive(final ChannelHandlerContext ctx) {
-            final Gate gate = ctx.channel().attr(GATE).get();
+            final Gate gate = gate(ctx.channel());
             ctx.writeAndFlush(Frames.hello(ctx.alloc(), rank, token)).addListener(f -> gate.helloDone());
             ctx.fireChannelActive();
         }
@@ -785,13 +790,13 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         @Override
         public void userEventTriggered(final ChannelHandlerContext ctx, final Object evt) {
             if (evt instanceof IdleStateEvent e && e.state() == IdleState.WRITER_IDLE && !closed.get()) {
-                ctx.channel().attr(GATE).get().write(Frames.heartbeat(ctx.alloc()), f -> { });
+                gate(ctx.channel()).write(Frames.heartbeat(ctx.alloc()), f -> { });
             }
         }
 
         @Override
         public void exceptionCaught(final ChannelHandlerContext ctx, final Throwable cause) {
-            ctx.channel().attr(GATE).get().close();
+            gate(ctx.channel()).close();
         }
     }
 }
