@@ -35,6 +35,19 @@ int main(int argc, char **argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &n);
     if (rank == 0) printf("# %s, %d ranks\n", argc > 1 ? argv[1] : "C MPI", n);
+    {   /* the same untimed warm-up as CommBenchmark.warmUp: the five 8 B operations, 10000 rounds or 5 s */
+        int more = 1;
+        double x = 0, y, *all = calloc(n, 8), *s = calloc(n, 8), *r = calloc(n, 8), start = MPI_Wtime();
+        for (int i = 0; more; i++) {
+            more = i < 10000 && MPI_Wtime() - start < 5.0;
+            MPI_Barrier(MPI_COMM_WORLD);
+            MPI_Bcast(&more, 1, MPI_INT, 0, MPI_COMM_WORLD);
+            MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+            MPI_Gather(&x, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+            MPI_Alltoall(s, 1, MPI_DOUBLE, r, 1, MPI_DOUBLE, MPI_COMM_WORLD);
+        }
+        free(all); free(s); free(r);
+    }
     report(rank, "barrier", 0, TIME(2000, MPI_Barrier(MPI_COMM_WORLD)));
     long sizes[] = {8, 65536, 1 << 20, 16 << 20, 64 << 20};
     for (int k = 0; k < 5; k++) {

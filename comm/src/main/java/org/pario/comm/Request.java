@@ -68,6 +68,7 @@ public final class Request<T> {
      */
     public T join(final long timeout, final TimeUnit unit) {
         try {
+            Waits.spin(future);
             return future.get(timeout, unit);
         } catch (ExecutionException e) {
             throw unwrap(e.getCause());
