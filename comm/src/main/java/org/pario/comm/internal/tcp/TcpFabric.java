@@ -20,6 +20,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
@@ -59,6 +60,11 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
     private static final int SOCKET_BUFFER = 4 << 20;
     private static final AttributeKey<Boolean> SAID_BYE = AttributeKey.valueOf("pario.bye");
     private static final AttributeKey<Long> OPENED = AttributeKey.valueOf("pario.opened");
+    /**
+     * Whether frames may go straight into a connection's socket from the sending thread when the connection has
+     * nothing else pending ({@link Gate}; {@code -Dpario.directWrites}, default true).
+     */
+    static final boolean DIRECT_WRITES = !"false".equals(System.getProperty("pario.directWrites"));
     /** The gate every frame to an outbound connection passes. */
     private static final AttributeKey<Gate> GATE = AttributeKey.valueOf("pario.gate");
 
@@ -259,18 +265,12 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         write(worldDest, Frames.data(outbound[worldDest].alloc(), m));
     }
 
-    /**
-     * Whether frames may go straight into a connection's socket from the sending thread when the connection has
-     * nothing else pending ({@link Gate}; {@code -Dpario.directWrites}, default true).
-     */
-    static final boolean DIRECT_WRITES = !"false".equals(System.getProperty("pario.directWrites"));
-
     private static Gate gate(final Channel outboundChannel) {
         return outboundChannel.attr(GATE).get();
     }
 
     /** Writes a frame to rank {@code dest}'s connection, through its {@link Gate}. */
-    private void write(final int dest, final ByteBuf frame, final io.netty.channel.ChannelFutureListener listener) {
+    private void write(final int dest, final ByteBuf frame, final ChannelFutureListener listener) {
         gate(outbound[dest]).write(frame, listener);
     }
 
