@@ -568,7 +568,8 @@ public final class Communicator implements AutoCloseable {
                             final int source, final int tag) {
         Checks.count("count", count);
         Checks.type(type);
-        final CompletableFuture<Status> f = endpoint.post(ctx, source, tag, group, false)
+        final CompletableFuture<Status> f = endpoint.post(ctx, source, tag, group, false,
+                new Delivery.Into(memory, type, count))
             .thenCompose(m -> Delivery.complete(m, memory, count, type));
         return new Request<>(f, state.executor);
     }

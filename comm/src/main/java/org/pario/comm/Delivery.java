@@ -2,6 +2,7 @@ package org.pario.comm;
 
 import org.pario.ErrorCategory;
 import org.pario.ParioException;
+import org.pario.comm.internal.Endpoint;
 import org.pario.comm.internal.Message;
 import org.pario.comm.internal.MessageAccess;
 import org.pario.datatypes.Datatype;
@@ -28,19 +29,40 @@ final class Delivery {
     }
 
     private static void check(final Message m, final long count, final Datatype type) {
+        final ParioException problem = problem(MessageAccess.bytes(m), MessageAccess.basicType(m),
+            MessageAccess.source(m), MessageAccess.tag(m), count, type);
+        if (problem != null) {
+            throw problem;
+        }
+    }
+
+    /** @return why a message of {@code bytes} bytes of basic type {@code sent} can't be received so, or null */
+    private static ParioException problem(final long bytes, final String sent, final int source, final int tag,
+                                          final long count, final Datatype type) {
         final long capacity = Math.multiplyExact(count, type.size());
-        final long bytes = MessageAccess.bytes(m);
         if (bytes > capacity) {
-            throw new ParioException(ErrorCategory.TRUNCATE, "message of " + bytes + " bytes from rank "
-                + MessageAccess.source(m) + " (tag " + MessageAccess.tag(m) + ") does not fit the receive buffer of "
+            return new ParioException(ErrorCategory.TRUNCATE, "message of " + bytes + " bytes from rank "
+                + source + " (tag " + tag + ") does not fit the receive buffer of "
                 + count + " x " + type + " = " + capacity + " bytes");
         }
-        final String sent = MessageAccess.basicType(m);
         final String expected = type.homogeneousBasicType().map(Datatype::toString).orElse(null);
         if (sent != null && expected != null && !sent.equals(expected) && !untyped(sent) && !untyped(expected)
             && bytes > 0) {
-            throw new ParioException(ErrorCategory.MISMATCH, "type signatures do not match: rank "
-                + MessageAccess.source(m) + " sent " + sent + " data, the receive expects " + expected);
+            return new ParioException(ErrorCategory.MISMATCH, "type signatures do not match: rank "
+                + source + " sent " + sent + " data, the receive expects " + expected);
+        }
+        return null;
+    }
+
+    /** A receive's buffer, which messages that fit it and match its type may land in as they arrive. */
+    record Into(Memory memory, Datatype type, long count) implements Endpoint.Target {
+        @Override
+        public boolean accepts(final long bytes, final String basicType) {
+            try {
+                return problem(bytes, basicType, 0, 0, count, type) == null;
+            } catch (ArithmeticException e) {
+                return false;
+            }
         }
     }
 

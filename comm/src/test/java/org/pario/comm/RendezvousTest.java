@@ -85,7 +85,7 @@ class RendezvousTest {
     void aRefusedLargeMessageIsDroppedAtItsSender() {
         Transport.TCP.run(2, world -> {
             if (world.rank() == 0) {
-                world.send(new double[1 << 17], 1 << 17, Datatype.DOUBLE, 1, 3);
+                world.send(new double[1 << 18], 1 << 18, Datatype.DOUBLE, 1, 3);
                 world.barrier();
                 world.barrier();
                 assertEquals(0, ((TcpFabric) world.fabric).parkedMessages(), "the refused message's data is freed");

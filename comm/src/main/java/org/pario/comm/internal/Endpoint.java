@@ -39,18 +39,71 @@ public final class Endpoint {
         final int[] group;
         final CompletableFuture<Message> future = new CompletableFuture<>();
         final boolean probeOnly;
+        /** Where a receive's data goes, or null (a probe, or a receive that takes only whole messages). */
+        final Target target;
 
-        Posted(final int context, final int source, final int tag, final int[] group, final boolean probeOnly) {
+        Posted(final int context, final int source, final int tag, final int[] group, final boolean probeOnly,
+               final Target target) {
             this.context = context;
             this.source = source;
             this.tag = tag;
             this.group = group;
             this.probeOnly = probeOnly;
+            this.target = target;
         }
 
         boolean matches(final Message m) {
             return m.context == context && (source == ANY_SOURCE || source == m.source)
                 && (tag == ANY_TAG || tag == m.tag);
+        }
+    }
+
+    /**
+     * A posted receive's buffer, and which messages it takes: a message that arrives for it may be unpacked
+     * straight into the buffer as its bytes come in, instead of being held whole and unpacked afterwards.
+     */
+    public interface Target {
+        /**
+         * @param basicType the single basic type the sender's data consists of, or null
+         * @return true when a message of {@code bytes} bytes of that type fits the buffer and matches its type
+         *     (otherwise the receive must see the message to report the error)
+         */
+        boolean accepts(long bytes, String basicType);
+
+        /** @return the receive buffer */
+        org.pario.datatypes.Memory memory();
+
+        /** @return the receive's datatype */
+        org.pario.datatypes.Datatype type();
+
+        /** @return the receive's element count */
+        long count();
+    }
+
+    /** A receive an arriving message has taken before its data is in: completed once every byte has landed. */
+    public static final class Claim {
+        private final Posted posted;
+        private final Message envelope;
+
+        Claim(final Posted posted, final Message envelope) {
+            this.posted = posted;
+            this.envelope = envelope;
+        }
+
+        /** @return where the message's bytes go */
+        public Target target() {
+            return posted.target;
+        }
+
+        /** Every byte is in the receive buffer; {@code consumed} runs once the receive has taken the message. */
+        public void landed(final Runnable consumed) {
+            posted.future.complete(new Message(envelope.context, envelope.source, envelope.tag, envelope.bytes,
+                new java.nio.ByteBuffer[0], envelope.basicType, null, consumed, true));
+        }
+
+        /** The data could not land (unpacking failed, or the sender was lost): the receive fails with it. */
+        public void failed(final Throwable cause) {
+            posted.future.completeExceptionally(cause);
         }
     }
 
@@ -91,13 +144,47 @@ public final class Endpoint {
     }
 
     /**
+     * An eager message's envelope has arrived, its data not yet: when the receive it would be delivered to is
+     * posted and takes it (it fits, its type matches, no probe comes first), that receive is taken off the
+     * posted list now, in the order {@link #deliver} would take it, so the data can be unpacked into its buffer
+     * as it arrives.
+     *
+     * @return the claimed receive, or null: the message is then held whole and delivered as usual
+     */
+    public synchronized Claim claim(final int context, final int source, final int tag, final long bytes,
+                                    final String basicType) {
+        final Message envelope = new Message(context, source, tag, bytes, new java.nio.ByteBuffer[0], basicType);
+        final Iterator<Posted> it = posted.iterator();
+        while (it.hasNext()) {
+            final Posted p = it.next();
+            if (p.matches(envelope)) {
+                if (p.probeOnly || p.target == null || !p.target.accepts(bytes, basicType)) {
+                    return null;
+                }
+                it.remove();
+                return new Claim(p, envelope);
+            }
+        }
+        return null;
+    }
+
+    /**
      * Posts a receive, or a probe when {@code probeOnly} (which matches without consuming).
      *
      * @return a future completed with the matched message, or failed when no sender can satisfy it any more
      */
     public CompletableFuture<Message> post(final int context, final int source, final int tag, final int[] group,
                                            final boolean probeOnly) {
-        final Posted p = new Posted(context, source, tag, group, probeOnly);
+        return post(context, source, tag, group, probeOnly, null);
+    }
+
+    /**
+     * Posts a receive whose data may land straight in {@code target}'s buffer (see {@link #claim}); otherwise
+     * like {@link #post(int, int, int, int[], boolean)}.
+     */
+    public CompletableFuture<Message> post(final int context, final int source, final int tag, final int[] group,
+                                           final boolean probeOnly, final Target target) {
+        final Posted p = new Posted(context, source, tag, group, probeOnly, target);
         synchronized (this) {
             final ArrayDeque<Message> queue = unexpected.get(context);
             if (queue != null) {
@@ -149,7 +236,7 @@ public final class Endpoint {
         if (queue == null) {
             return null;
         }
-        final Posted probe = new Posted(context, source, tag, null, true);
+        final Posted probe = new Posted(context, source, tag, null, true, null);
         for (final Message m : queue) {
             if (probe.matches(m)) {
                 return m;

@@ -27,6 +27,8 @@ public final class Message {
     final Pull pull;
     /** Told once the data has been unpacked into a receive buffer (the transport returns eager credit), or null. */
     final Runnable consumed;
+    /** True when the data was unpacked into the receive buffer as it arrived: nothing is left to unpack. */
+    final boolean landed;
 
     Message(final int context, final int source, final int tag, final long bytes, final ByteBuffer[] chunks,
             final String basicType) {
@@ -35,6 +37,11 @@ public final class Message {
 
     Message(final int context, final int source, final int tag, final long bytes, final ByteBuffer[] chunks,
             final String basicType, final Pull pull, final Runnable consumed) {
+        this(context, source, tag, bytes, chunks, basicType, pull, consumed, false);
+    }
+
+    Message(final int context, final int source, final int tag, final long bytes, final ByteBuffer[] chunks,
+            final String basicType, final Pull pull, final Runnable consumed, final boolean landed) {
         this.context = context;
         this.source = source;
         this.tag = tag;
@@ -43,6 +50,7 @@ public final class Message {
         this.basicType = basicType;
         this.pull = pull;
         this.consumed = consumed;
+        this.landed = landed;
     }
 
     /** Packs {@code count} elements of {@code type} from memory into a new message. */

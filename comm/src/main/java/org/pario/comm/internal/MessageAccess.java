@@ -39,7 +39,9 @@ public final class MessageAccess {
         if (m.pull != null) {
             return m.pull.fetch(memory, type, count);
         }
-        m.unpackInto(memory, type, count);
+        if (!m.landed) {
+            m.unpackInto(memory, type, count);
+        }
         if (m.consumed != null) {
             m.consumed.run();
         }
@@ -71,12 +73,12 @@ public final class MessageAccess {
         return m.chunks;
     }
 
-    /** @return a builder that fills a message's chunks from the wire */
     /** @return the name of the single basic type of {@code type}'s data, or null when mixed */
     public static String basicName(final Datatype type) {
         return Message.basicName(type);
     }
 
+    /** @return a builder that fills a message's chunks from the wire */
     public static Builder builder(final int context, final int source, final int tag, final long bytes,
                                   final String basicType) {
         return new Builder(context, source, tag, bytes, basicType);
@@ -84,7 +86,7 @@ public final class MessageAccess {
 
     /** @return the message with a hook run once its data has been consumed (unpacked or refused) */
     public static Message whenConsumed(final Message m, final Runnable hook) {
-        return new Message(m.context, m.source, m.tag, m.bytes, m.chunks, m.basicType, m.pull, hook);
+        return new Message(m.context, m.source, m.tag, m.bytes, m.chunks, m.basicType, m.pull, hook, m.landed);
     }
 
     /** Fills a message's payload as bytes arrive. */

@@ -30,8 +30,9 @@ import org.pario.comm.internal.MessageAccess;
  * SHM    magic:int 10:byte context:int source:int tag:int typeLength:short type:utf8 length:long sendId:long
  *        offset:long pathLength:short path:utf8    an RTS whose data also lies in a shared-memory file
  * </pre>
- * All integers are big-endian. The decoder never aggregates a payload in Netty buffers: it copies it straight
- * into the message's own chunks as bytes arrive, so a message costs its size once whatever its length.
+ * All integers are big-endian. The decoder never aggregates a payload in Netty buffers: as bytes arrive it
+ * unpacks them into the receive buffer that asked for them (RDATA, and DATA for a receive already posted) or
+ * copies them into the message's own chunks, so a message costs its size once whatever its length.
  */
 final class Frames {
     static final int MAGIC = 0x50617231;
@@ -87,12 +88,23 @@ final class Frames {
         void accept(ByteBuf in, int n);
     }
 
-    /** Finds the landing of a receive id; the decoder refuses data nobody asked for. */
+    /** Finds where arriving data goes: the receive that asked for RDATA, or one already posted for DATA. */
     interface Landings {
         /**
          * @return the landing of {@code receiveId} expecting exactly {@code length} bytes, or null if there is none
+         *     (the decoder refuses data nobody asked for)
          */
         Landing open(long receiveId, long length);
+
+        /**
+         * An eager message's envelope: where its {@code length} bytes go when a posted receive takes it now.
+         *
+         * @return the landing, or null to hold the message whole and deliver it once complete
+         */
+        default Landing expect(final int context, final int source, final int tag, final long length,
+                               final String type) {
+            return null;
+        }
     }
 
     /** A peer's sign of life on an idle connection. */
@@ -148,8 +160,22 @@ final class Frames {
     }
 
     /** The header of an RDATA frame; the payload follows as its own buffer. */
+    /** Bytes of an RDATA frame before its payload. */
+    static final int RDATA_HEADER = 21;
+
     static ByteBuf rdataHeader(final ByteBufAllocator alloc, final long receiveId, final long length) {
-        return alloc.buffer(21).writeInt(MAGIC).writeByte(RDATA).writeLong(receiveId).writeLong(length);
+        return alloc.buffer(RDATA_HEADER).writeInt(MAGIC).writeByte(RDATA).writeLong(receiveId).writeLong(length);
+    }
+
+    /**
+     * Makes an RDATA frame of a buffer whose readable bytes are the payload and which has at least {@link
+     * #RDATA_HEADER} bytes before its reader index: the header is written there and the frame is that buffer.
+     */
+    static ByteBuf rdataInFront(final ByteBuf payload, final long receiveId) {
+        final int at = payload.readerIndex() - RDATA_HEADER;
+        final long length = payload.readableBytes();
+        payload.setInt(at, MAGIC).setByte(at + 4, RDATA).setLong(at + 5, receiveId).setLong(at + 13, length);
+        return payload.readerIndex(at);
     }
 
     /**
@@ -316,7 +342,19 @@ final class Frames {
                             in.resetReaderIndex();
                             return;
                         }
-                        pending = MessageAccess.builder(e.context, e.source, e.tag, e.length, e.type);
+                        if (!out.isEmpty()) {
+                            // messages decoded before this one must reach their receives first: a receive
+                            // claimed now could be the one an earlier message from this peer is due to match
+                            in.resetReaderIndex();
+                            return;
+                        }
+                        final Landing to = landings.expect(e.context, e.source, e.tag, e.length, e.type);
+                        if (to != null) {
+                            landing = to;
+                            landingLeft = e.length;
+                        } else {
+                            pending = MessageAccess.builder(e.context, e.source, e.tag, e.length, e.type);
+                        }
                     }
                     case RTS -> {
                         final Envelope e = envelope(in, 8);

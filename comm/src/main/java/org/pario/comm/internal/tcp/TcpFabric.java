@@ -13,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
@@ -49,9 +50,10 @@ import org.pario.comm.internal.MessageAccess;
  * on it fails, naming it.
  *
  * <p>Connections that present a wrong token are refused and logged; malformed or oversized frames close the
- * connection. Small messages travel eagerly, bounded per peer by credit; from {@link #RENDEZVOUS_MIN} their data
- * waits at the sender until a matching receive asks for it and then is unpacked into the receive buffer as it
- * arrives. Matching runs on the Netty threads.
+ * connection. Messages up to {@link #EAGER_MAX} travel eagerly, bounded per peer by credit, and are unpacked into
+ * the receive buffer as they arrive when the receive is already posted; larger ones (and those to a rank of this
+ * host from {@link #SHARED_MEMORY_MIN}) wait at the sender until a matching receive asks for their data, which is
+ * then unpacked into the receive buffer as it arrives. Matching runs on the Netty threads.
  */
 public final class TcpFabric extends Fabric implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(TcpFabric.class.getName());
@@ -88,6 +90,10 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
     private final Map<Long, Parked> parked = new ConcurrentHashMap<>();
     /** Receiver side: receives that asked for parked data, by receive id. */
     private final Map<Long, Incoming> incoming = new ConcurrentHashMap<>();
+    /** Eager messages unpacked into an already posted receive as they arrived. */
+    private final AtomicLong landedInPlace = new AtomicLong();
+    /** Receiver side, per peer: the eager message being unpacked into a posted receive as it arrives, or null. */
+    private final AtomicReferenceArray<EagerLanding> landingFrom;
     /** Sender side, per peer: eager bytes sent and not yet consumed by it (returned by CREDIT frames). */
     private final AtomicLongArray eagerInFlight;
     /** Receiver side, per peer: eager bytes consumed and not yet returned as credit. */
@@ -120,6 +126,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         this.failureTimeoutMillis = config.failureTimeoutMillis();
         this.eagerInFlight = new AtomicLongArray(config.size());
         this.creditToReturn = new AtomicLongArray(config.size());
+        this.landingFrom = new AtomicReferenceArray<>(config.size());
         this.sameHost = new boolean[config.size()];
         this.sharedMemory = config.tls() == null && config.size() > 1 ? SharedMemory.open() : null;
         this.transport = Transports.chosen();
@@ -137,7 +144,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
                         }
                         ch.pipeline().addLast(
                             new IdleStateHandler(config.failureTimeoutMillis(), 0, 0, TimeUnit.MILLISECONDS),
-                            new Frames.Decoder(config.maxMessageBytes(), TcpFabric.this::land),
+                            new Frames.Decoder(config.maxMessageBytes(), new InboundLandings(ch)),
                             new Inbound(config.failureTimeoutMillis()));
                     }
                 });
@@ -279,11 +286,18 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         write(dest, frame, f -> failedSend(dest, f));
     }
     /**
-     * Messages from this size up to 1 GiB go by rendezvous: the data waits at the sender until the matching
-     * receive asks for it and then lands straight in the receive buffer, so a receiver never holds large messages
-     * it has not asked for. Smaller ones go eagerly. ({@code -Dpario.rendezvousMinBytes})
+     * Largest message sent eagerly over a connection: larger ones (up to 1 GiB) go by rendezvous, their data waiting
+     * at the sender until the matching receive asks for it, so a receiver never holds large messages it has not
+     * asked for. At and below it, the round trip that asking costs outweighs what waiting saves. ({@code
+     * -Dpario.eagerMaxBytes})
      */
-    static final long RENDEZVOUS_MIN = Long.getLong("pario.rendezvousMinBytes", 256 << 10);
+    static final long EAGER_MAX = Long.getLong("pario.eagerMaxBytes", 1 << 20);
+    /**
+     * Messages from this size to a rank of this host go by rendezvous through a shared-memory file, whatever
+     * {@link #EAGER_MAX} says: the receiver unpacks straight from the file, with no socket copy.
+     * ({@code -Dpario.sharedMemoryMinBytes})
+     */
+    static final long SHARED_MEMORY_MIN = Long.getLong("pario.sharedMemoryMinBytes", 256 << 10);
     /**
      * Eager bytes a sender may have in flight to one peer, not yet consumed by a receive there; beyond it, even
      * small messages wait at the sender (rendezvous), so a slow receiver holds at most this much unexpected data
@@ -307,7 +321,8 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
             return;
         }
         checkAlive(worldDest);
-        if (bytes >= RENDEZVOUS_MIN || !reserveCredit(worldDest, cost(bytes))) {
+        final boolean viaSharedMemory = sharedMemory != null && sameHost[worldDest] && bytes >= SHARED_MEMORY_MIN;
+        if (bytes > EAGER_MAX || viaSharedMemory || !reserveCredit(worldDest, cost(bytes))) {
             park(worldDest, context, source, tag, memory, type, count, (int) bytes);
             return;
         }
@@ -351,18 +366,21 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
                       final long count, final int bytes) {
         final Channel ch = outbound[dest];
         final long id = ids.incrementAndGet();
-        SharedMemory.Segment segment = sharedMemory != null && sameHost[dest] && bytes >= RENDEZVOUS_MIN
+        SharedMemory.Segment segment = sharedMemory != null && sameHost[dest] && bytes >= SHARED_MEMORY_MIN
             ? sharedMemory.take(dest, bytes) : null;
         if (segment != null && !SharedMemory.touch(segment)) {
             segment.release();
             segment = null;
         }
+        // a direct buffer keeps room for the RDATA header in front, so header and data go out as one buffer that
+        // the gate can write into the socket from whichever thread handles the CTS
+        final int headroom = segment != null ? 0 : Frames.RDATA_HEADER;
         final ByteBuf data = segment != null ? Unpooled.wrappedBuffer(segment.buffer()).clear()
-            : ch.alloc().directBuffer(bytes);
+            : ch.alloc().directBuffer(headroom + bytes);
         try {
             org.pario.datatypes.Packer.pack(memory, memory.origin(), type, count,
-                org.pario.datatypes.DataRepresentation.NATIVE, 0, data.nioBuffer(0, bytes), 0, bytes);
-            data.writerIndex(bytes);
+                org.pario.datatypes.DataRepresentation.NATIVE, 0, data.nioBuffer(headroom, bytes), 0, bytes);
+            data.writerIndex(headroom + bytes).readerIndex(headroom);
         } catch (RuntimeException e) {
             release(new Parked(dest, data, segment));
             throw e;
@@ -404,8 +422,9 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         }
         final Channel ch = outbound[peer];
         // header and data in one write, so no other frame can come between them
-        write(peer, Unpooled.wrappedBuffer(Frames.rdataHeader(ch.alloc(), cts.receiveId(), p.data.readableBytes()),
-            p.data), f -> {
+        final ByteBuf frame = p.segment == null ? Frames.rdataInFront(p.data, cts.receiveId())
+            : Unpooled.wrappedBuffer(Frames.rdataHeader(ch.alloc(), cts.receiveId(), p.data.readableBytes()), p.data);
+        write(peer, frame, f -> {
                 if (p.segment != null) {
                     p.segment.release();
                 }
@@ -528,6 +547,89 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         }
     }
 
+    /** Where data arriving on one inbound connection goes; the peer is known once its hello has come. */
+    private final class InboundLandings implements Frames.Landings {
+        private final Channel channel;
+
+        InboundLandings(final Channel channel) {
+            this.channel = channel;
+        }
+
+        @Override
+        public Frames.Landing open(final long receiveId, final long length) {
+            return land(receiveId, length);
+        }
+
+        @Override
+        public Frames.Landing expect(final int context, final int source, final int tag, final long length,
+                                     final String type) {
+            final Integer peer = channel.attr(PEER).get();
+            if (peer == null) {
+                return null;
+            }
+            final Endpoint.Claim claim = endpoint.claim(context, source, tag, length, type);
+            if (claim == null) {
+                return null;
+            }
+            landedInPlace.incrementAndGet();
+            final EagerLanding landing = new EagerLanding(peer, claim, length);
+            if (length == 0) {
+                landing.finish();
+            } else {
+                landingFrom.set(peer, landing);
+            }
+            return landing;
+        }
+    }
+
+    /**
+     * An eager message a posted receive took when its envelope arrived: its bytes are unpacked into that
+     * receive's buffer as they come, with no copy held in between.
+     */
+    private final class EagerLanding implements Frames.Landing {
+        private final int peer;
+        private final Endpoint.Claim claim;
+        private final long total;
+        private long received;
+        private RuntimeException failure;
+
+        EagerLanding(final int peer, final Endpoint.Claim claim, final long total) {
+            this.peer = peer;
+            this.claim = claim;
+            this.total = total;
+        }
+
+        @Override
+        public void accept(final ByteBuf in, final int n) {
+            if (failure == null) {
+                final Endpoint.Target to = claim.target();
+                try {
+                    org.pario.datatypes.Packer.unpack(in.nioBuffer(in.readerIndex(), n), 0, n, to.memory(),
+                        to.memory().origin(), to.type(), to.count(), org.pario.datatypes.DataRepresentation.NATIVE,
+                        received);
+                } catch (RuntimeException e) {
+                    failure = e;
+                }
+            }
+            in.skipBytes(n);
+            received += n;
+            if (received == total) {
+                landingFrom.compareAndSet(peer, this, null);
+                finish();
+            }
+        }
+
+        void finish() {
+            final long cost = cost(total);
+            if (failure != null) {
+                consumed(peer, cost);
+                claim.failed(failure);
+            } else {
+                claim.landed(() -> consumed(peer, cost));
+            }
+        }
+    }
+
     /** The decoder's lookup: the receive that asked for this data, if it did and expects this length. */
     private Frames.Landing land(final long receiveId, final long length) {
         final Incoming in = incoming.get(receiveId);
@@ -565,6 +667,10 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
             if (in.peer == worldRank) {
                 in.done.completeExceptionally(lost(worldRank));
             }
+        }
+        final EagerLanding landing = landingFrom.getAndSet(worldRank, null);
+        if (landing != null) {
+            landing.claim.failed(lost(worldRank));
         }
     }
 
@@ -649,6 +755,11 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
     /** @return true once this rank has started to leave the job */
     public boolean leaving() {
         return leaving;
+    }
+
+    /** @return how many eager messages were unpacked into an already posted receive as they arrived */
+    public long messagesLandedInPlace() {
+        return landedInPlace.get();
     }
 
     /** @return how many messages' data waits here for their receivers to ask for it */

@@ -90,4 +90,52 @@ class FramesTest {
         assertThrows(DecoderException.class, () -> unasked.writeInbound(
             Frames.rdataHeader(io.netty.buffer.ByteBufAllocator.DEFAULT, 42, 5)));
     }
+
+    /**
+     * A DATA frame may land in a posted receive, but only once every frame before it has reached the handler
+     * after the decoder: otherwise a later message could take the receive an earlier one is due to match.
+     */
+    @Test
+    void eagerDataLandsOnlyAfterEveryEarlierFrameWasHandedOn() {
+        final java.util.List<String> events = new java.util.ArrayList<>();
+        final java.io.ByteArrayOutputStream landed = new java.io.ByteArrayOutputStream();
+        final Frames.Landings landings = new Frames.Landings() {
+            @Override
+            public Frames.Landing open(final long receiveId, final long length) {
+                return null;
+            }
+
+            @Override
+            public Frames.Landing expect(final int context, final int source, final int tag, final long length,
+                                         final String type) {
+                events.add("expect tag " + tag);
+                if (tag != 2) {
+                    return null;
+                }
+                return (in, n) -> {
+                    final byte[] b = new byte[n];
+                    in.readBytes(b);
+                    landed.write(b, 0, n);
+                };
+            }
+        };
+        final EmbeddedChannel ch = new EmbeddedChannel(new Frames.Decoder(1 << 20, landings),
+            new io.netty.channel.ChannelInboundHandlerAdapter() {
+                @Override
+                public void channelRead(final io.netty.channel.ChannelHandlerContext ctx, final Object msg) {
+                    events.add(msg instanceof Message m ? "message tag " + MessageAccess.tag(m) : "rts");
+                }
+            });
+        final ByteBuf wire = Unpooled.buffer();
+        final int[] one = {7, 8};
+        wire.writeBytes(Frames.data(ByteBufAllocator.DEFAULT,
+            MessageAccess.pack(0, 0, 1, Memory.of(one), Datatype.INT, 2)));
+        wire.writeBytes(Frames.rts(ByteBufAllocator.DEFAULT, 0, 0, 3, "int", 400, 77));
+        final int[] two = {9, 10, 11};
+        wire.writeBytes(Frames.dataFrom(ByteBufAllocator.DEFAULT, 0, 0, 2, Memory.of(two), Datatype.INT, 3, 12));
+        ch.writeInbound(wire);
+        assertEquals(java.util.List.of("expect tag 1", "message tag 1", "rts", "expect tag 2"), events);
+        final java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(landed.toByteArray()).order(java.nio.ByteOrder.nativeOrder());
+        assertArrayEquals(new int[] {9, 10, 11}, new int[] {b.getInt(), b.getInt(), b.getInt()});
+    }
 }
