@@ -35,6 +35,8 @@ final class FaultCampaign {
     /** The fault classes. */
     enum Fault {
         KILL_IN_ALLREDUCE("SIGKILL of a rank at a random point of back-to-back allreduces", "reduce"),
+        KILL_IN_STREAM("SIGKILL of a rank at a random point of a ring of 1 MiB messages (eager, unpacked into "
+            + "posted receives as they arrive)", "stream"),
         KILL_IN_WRITE("SIGKILL of an aggregator at a random point of collective writes (each read back)", "write"),
         KILL_IN_READ("SIGKILL of an aggregator at a random point of collective reads", "read"),
         KILL_IN_CHECKPOINT("SIGKILL of a rank at a random point of back-to-back checkpoints", "checkpoint"),

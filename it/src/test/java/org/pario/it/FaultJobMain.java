@@ -50,6 +50,7 @@ public final class FaultJobMain {
             rank = world.rank();
             switch (mode) {
                 case "reduce" -> reduce(world, victim, throwAt);
+                case "stream" -> stream(world);
                 case "write" -> write(world, dir.resolve("array").toString(), true);
                 case "read" -> write(world, dir.resolve("array").toString(), false);
                 case "checkpoint" -> checkpoints(world, dir.resolve("ckpt").toString());
@@ -101,6 +102,34 @@ public final class FaultJobMain {
             for (int k = 0; k < out.length; k++) {
                 if (out[k] != (double) n * (n - 1) / 2 + (double) n * (i + k)) {
                     throw new WrongData("allreduce " + i + " element " + k + " is " + out[k]);
+                }
+            }
+            if (i == 0) {
+                say(world, "ready");
+            }
+        }
+    }
+
+    /**
+     * Passes 1 MiB messages around the ring, each receive posted before its message leaves the rank before, so
+     * a kill most likely lands while a message is being unpacked into a posted receive.
+     */
+    private static void stream(final Communicator world) {
+        final int n = world.size();
+        final int me = world.rank();
+        final double[] out = new double[1 << 17];
+        final double[] in = new double[1 << 17];
+        for (int i = 0; ; i++) {
+            final org.pario.comm.Request<org.pario.comm.Status> r = world.irecv(in, in.length, Datatype.DOUBLE,
+                (me - 1 + n) % n, 1);
+            for (int k = 0; k < out.length; k += 4096) {
+                out[k] = me * 1e9 + i;
+            }
+            world.send(out, out.length, Datatype.DOUBLE, (me + 1) % n, 1);
+            r.join();
+            for (int k = 0; k < in.length; k += 4096) {
+                if (in[k] != ((me - 1 + n) % n) * 1e9 + i) {
+                    throw new WrongData("message " + i + " element " + k + " is " + in[k]);
                 }
             }
             if (i == 0) {
