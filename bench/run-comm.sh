@@ -26,7 +26,7 @@ table() { # title mpich-file openmpi-file pario-file
     echo "## $1 (times in us; MiB/s in parentheses; last column: Pario / best C stack)"
     awk '
         { file = FILENAME == ARGV[1] ? 1 : FILENAME == ARGV[2] ? 2 : 3 }
-        !/^(barrier|bcast|allreduce|gather|alltoall) / { next }
+        !/^(pingpong|barrier|bcast|allreduce|gather|alltoall) / { next }
         { key = $1 " " $2; keys[key] = 1; order[++count] = key
           t[file, key] = $4; bw[file, key] = (NF >= 6 ? " (" $6 ")" : "") }
         END {

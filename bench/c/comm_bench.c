@@ -1,4 +1,4 @@
-/* The C counterpart of org.pario.bench.CommBench: same operations, sizes, repetitions and output format.
+/* The C counterpart of org.pario.cli.CommBenchmark: same operations, sizes, repetitions and output format.
  * Build and run: mpicc -O2 -o comm_bench comm_bench.c && mpiexec -n 4 ./comm_bench */
 #include <mpi.h>
 #include <stdio.h>
@@ -22,6 +22,17 @@ static int cmp(const void *a, const void *b) {
     free(t_);                                                              \
     MPI_Allreduce(&med_, &max_, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);   \
     max_; })
+
+/* Rank 0 sends count doubles to rank 1, which sends as many back; the other ranks wait. */
+static void ping_pong(int rank, double *a, double *b, int count) {
+    if (rank == 0) {
+        MPI_Send(a, count, MPI_DOUBLE, 1, 0, MPI_COMM_WORLD);
+        MPI_Recv(b, count, MPI_DOUBLE, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else if (rank == 1) {
+        MPI_Recv(b, count, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Send(a, count, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD);
+    }
+}
 
 static void report(int rank, const char *op, long bytes, double us) {
     if (rank != 0) return;
@@ -55,6 +66,8 @@ int main(int argc, char **argv) {
         int count = (int) (size / 8);
         double *a = calloc(count, 8), *b = calloc(count, 8), *all = calloc((size_t) count * n, 8);
         int reps = size <= 65536 ? 2000 : size <= (1 << 20) ? 100 : 10;
+        /* half the round trip between ranks 0 and 1, the others waiting: the time of one message */
+        report(rank, "pingpong", size, TIME(reps, ping_pong(rank, a, b, count)) / 2);
         report(rank, "bcast", size, TIME(reps, MPI_Bcast(a, count, MPI_DOUBLE, 0, MPI_COMM_WORLD)));
         report(rank, "allreduce", size, TIME(reps, MPI_Allreduce(a, b, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD)));
         report(rank, "gather", size, TIME(reps, MPI_Gather(a, count, MPI_DOUBLE, all, count, MPI_DOUBLE, 0,

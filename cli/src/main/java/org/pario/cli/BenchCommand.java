@@ -37,11 +37,12 @@ final class BenchCommand implements Runnable {
         return options;
     }
 
-    /** {@code pario bench comm -n N}: collectives between N JVM ranks over TCP. */
+    /** {@code pario bench comm -n N}: point-to-point messages and collectives between N JVM ranks over TCP. */
     @Command(name = "comm", mixinStandardHelpOptions = true,
-        description = "Latency and bandwidth of barrier, bcast, allreduce, gather and alltoall between N JVM ranks "
-            + "over TCP on this machine, 8 B to 64 MiB per rank. Prints rank 0's table: median microseconds per "
-            + "operation and MiB/s per rank. bench/run-comm.sh prints it beside MPICH and Open MPI.")
+        description = "Latency and bandwidth of a ping-pong between ranks 0 and 1 and of barrier, bcast, allreduce, "
+            + "gather and alltoall between N JVM ranks over TCP on this machine, 8 B to 64 MiB per rank. Prints rank "
+            + "0's table: median microseconds per operation (for the ping-pong, per message: half the round trip) "
+            + "and MiB/s per rank. bench/run-comm.sh prints it beside MPICH and Open MPI.")
     static final class Comm implements Callable<Integer> {
         @Spec
         private picocli.CommandLine.Model.CommandSpec spec;

@@ -8,10 +8,11 @@ import org.pario.comm.Pario;
 import org.pario.datatypes.Datatype;
 
 /**
- * The body of {@code pario bench comm}: latency and bandwidth of collectives between ranks in separate JVMs over
- * TCP: barrier, bcast, allreduce, gather and alltoall, from 8 B to 64 MiB per rank. Rank 0 prints one line per
- * (operation, size): the median time of an operation in microseconds (the slowest rank's median) and, for
- * sizes of 64 KiB and more, the bandwidth in MiB/s (bytes per rank divided by the time). The same format as
+ * The body of {@code pario bench comm}: latency and bandwidth between ranks in separate JVMs over TCP: a
+ * ping-pong between ranks 0 and 1, and the collectives barrier, bcast, allreduce, gather and alltoall, from 8 B to
+ * 64 MiB per rank. Rank 0 prints one line per (operation, size): the median time of an operation in microseconds
+ * (the slowest rank's median; for the ping-pong, half the round trip, the time of one message) and, for sizes of
+ * 64 KiB and more, the bandwidth in MiB/s (bytes per rank divided by the time). The same format as
  * {@code bench/c/comm_bench.c}, so the two can be compared line by line.
  */
 final class CommBenchmark {
@@ -39,6 +40,9 @@ final class CommBenchmark {
                 final double[] a = new double[count];
                 final double[] b = new double[count];
                 final int reps = size <= 65536 ? 2000 : size <= (1 << 20) ? 100 : 10;
+                if (n > 1) {
+                    report(world, "pingpong", size, time(world, reps, () -> pingPong(world, a, b, count)) / 2);
+                }
                 report(world, "bcast", size, time(world, reps, () -> world.bcast(a, count, Datatype.DOUBLE, 0)));
                 report(world, "allreduce", size,
                     time(world, reps, () -> world.allreduce(a, b, count, Datatype.DOUBLE, Op.SUM)));
@@ -78,6 +82,17 @@ final class CommBenchmark {
             world.allreduce(x, y, 1, Datatype.DOUBLE, Op.SUM);
             world.gather(x, 1, Datatype.DOUBLE, all, 1, Datatype.DOUBLE, 0);
             world.alltoall(s, 1, Datatype.DOUBLE, r, 1, Datatype.DOUBLE);
+        }
+    }
+
+    /** Rank 0 sends {@code count} doubles to rank 1, which sends as many back; the other ranks wait. */
+    private static void pingPong(final Communicator world, final double[] a, final double[] b, final int count) {
+        if (world.rank() == 0) {
+            world.send(a, count, Datatype.DOUBLE, 1, 0);
+            world.recv(b, count, Datatype.DOUBLE, 1, 0);
+        } else if (world.rank() == 1) {
+            world.recv(b, count, Datatype.DOUBLE, 0, 0);
+            world.send(a, count, Datatype.DOUBLE, 0, 0);
         }
     }
 
