@@ -8,15 +8,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.Arrays;
 import java.util.List;
 
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.pario.ErrorCategory;
 import org.pario.ParioException;
 import org.pario.comm.internal.tcp.TcpFabric;
 import org.pario.datatypes.Datatype;
 
 /**
- * Over TCP, an eager message whose receive is already posted is unpacked into the receive buffer as its bytes
+ * Over TCP (epoll and NIO), an eager message whose receive is already posted is unpacked into the receive buffer as its bytes
  * arrive. It must take the receive MPI's matching gives it, leave the buffer's gaps alone, and fall back to the
  * ordinary path (and its errors) whenever the receive cannot take it.
  */
@@ -28,10 +29,11 @@ class EagerLandingTest {
         return ((TcpFabric) world.fabric).messagesLandedInPlace();
     }
 
-    @Test
-    void messagesForPostedReceivesLandInPlaceInMatchingOrderAndLeaveGapsAlone() {
+    @ParameterizedTest
+    @EnumSource(value = Transport.class, names = {"TCP", "TCP_NIO"})
+    void messagesForPostedReceivesLandInPlaceInMatchingOrderAndLeaveGapsAlone(final Transport transport) {
         final int n = 8192;
-        Transport.TCP.run(2, world -> {
+        transport.run(2, world -> {
             if (world.rank() == 0) {
                 world.recv(new int[1], 1, Datatype.INT, 1, GO);
                 // back to back, so several frames arrive in one read: each must take the receive posted for it
@@ -67,9 +69,11 @@ class EagerLandingTest {
         });
     }
 
-    @Test
-    void aPostedReceiveThatCannotTakeTheMessageFailsAsWithoutLandingAndLaterMessagesStillLand() {
-        Transport.TCP.run(2, world -> {
+    @ParameterizedTest
+    @EnumSource(value = Transport.class, names = {"TCP", "TCP_NIO"})
+    void aPostedReceiveThatCannotTakeTheMessageFailsAsWithoutLandingAndLaterMessagesStillLand(
+            final Transport transport) {
+        transport.run(2, world -> {
             if (world.rank() == 0) {
                 world.recv(new int[1], 1, Datatype.INT, 1, GO);
                 world.send(new double[100], 100, Datatype.DOUBLE, 1, 1);
@@ -93,9 +97,10 @@ class EagerLandingTest {
         });
     }
 
-    @Test
-    void anySourceReceivesTakeMessagesInArrivalOrderFromEverySender() {
-        final List<Integer> sums = Transport.TCP.call(4, world -> {
+    @ParameterizedTest
+    @EnumSource(value = Transport.class, names = {"TCP", "TCP_NIO"})
+    void anySourceReceivesTakeMessagesInArrivalOrderFromEverySender(final Transport transport) {
+        final List<Integer> sums = transport.call(4, world -> {
             final int me = world.rank();
             if (me != 0) {
                 world.recv(new int[1], 1, Datatype.INT, 0, GO);

@@ -309,6 +309,14 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         return Math.max(bytes, 64);
     }
 
+    /**
+     * The credit a receiver returns for an eager message it consumed: its cost, except for messages beyond 1 GiB,
+     * which are sent in chunks without taking credit (returning some would let the sender exceed its budget).
+     */
+    private static long creditReturned(final long bytes) {
+        return bytes > Message.CHUNK ? 0 : cost(bytes);
+    }
+
     @Override
     public void send(final int worldDest, final int context, final int source, final int tag,
                      final org.pario.datatypes.Memory memory, final org.pario.datatypes.Datatype type,
@@ -620,7 +628,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         }
 
         void finish() {
-            final long cost = cost(total);
+            final long cost = creditReturned(total);
             if (failure != null) {
                 consumed(peer, cost);
                 claim.failed(failure);
@@ -838,7 +846,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
                 return;
             }
             if (msg instanceof Message m) {
-                final long cost = cost(MessageAccess.bytes(m));
+                final long cost = creditReturned(MessageAccess.bytes(m));
                 endpoint.deliver(MessageAccess.whenConsumed(m, () -> consumed(peer, cost)));
             } else if (msg instanceof Frames.Rts r) {
                 endpoint.deliver(MessageAccess.parked(r.context(), r.source(), r.tag(), r.length(), r.type(),
