@@ -100,6 +100,9 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
     private final AtomicLongArray creditToReturn;
     /** Where large messages to peers of this host are staged, or null (off, unusable, or TLS). */
     private final SharedMemory sharedMemory;
+    /** Large direct buffers for rendezvous data, kept for reuse ({@code -Dpario.spareBufferBytes}). */
+    private final SpareBuffers spareBuffers = new SpareBuffers(io.netty.buffer.ByteBufAllocator.DEFAULT,
+        Long.getLong("pario.spareBufferBytes", 128L << 20));
     /** Per peer: whether it runs on this host, so a shared-memory file can reach it. */
     private final boolean[] sameHost;
 
@@ -384,7 +387,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         // the gate can write into the socket from whichever thread handles the CTS
         final int headroom = segment != null ? 0 : Frames.RDATA_HEADER;
         final ByteBuf data = segment != null ? Unpooled.wrappedBuffer(segment.buffer()).clear()
-            : ch.alloc().directBuffer(headroom + bytes);
+            : spareBuffers.take(headroom + bytes);
         try {
             org.pario.datatypes.Packer.pack(memory, memory.origin(), type, count,
                 org.pario.datatypes.DataRepresentation.NATIVE, 0, data.nioBuffer(headroom, bytes), 0, bytes);
@@ -404,11 +407,13 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
             segment == null ? null : segment.arena().file().toString(), segment == null ? 0 : segment.offset()));
     }
 
-    private static void release(final Parked p) {
+    private void release(final Parked p) {
         if (p != null && p.take()) {
-            p.data.release();
             if (p.segment != null) {
+                p.data.release();
                 p.segment.release();
+            } else {
+                spareBuffers.give(p.data);
             }
         }
     }
@@ -430,11 +435,19 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         }
         final Channel ch = outbound[peer];
         // header and data in one write, so no other frame can come between them
-        final ByteBuf frame = p.segment == null ? Frames.rdataInFront(p.data, cts.receiveId())
-            : Unpooled.wrappedBuffer(Frames.rdataHeader(ch.alloc(), cts.receiveId(), p.data.readableBytes()), p.data);
+        final ByteBuf frame;
+        if (p.segment == null) {
+            // kept beyond the write (which releases the frame once), so the buffer can serve the next message
+            frame = Frames.rdataInFront(p.data.retain(), cts.receiveId());
+        } else {
+            frame = Unpooled.wrappedBuffer(Frames.rdataHeader(ch.alloc(), cts.receiveId(), p.data.readableBytes()),
+                p.data);
+        }
         write(peer, frame, f -> {
                 if (p.segment != null) {
                     p.segment.release();
+                } else {
+                    spareBuffers.give(p.data);
                 }
                 failedSend(peer, f);
             });
@@ -697,7 +710,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
             LOG.log(System.Logger.Level.WARNING, "rank " + rank + " leaves with " + parked.size() + " message(s) "
                 + "no receive has asked for");
         }
-        parked.values().forEach(TcpFabric::release);
+        parked.values().forEach(this::release);
         parked.clear();
     }
 
@@ -744,8 +757,9 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         }
         server.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
-        parked.values().forEach(TcpFabric::release);
+        parked.values().forEach(this::release);
         parked.clear();
+        spareBuffers.close();
         if (sharedMemory != null) {
             sharedMemory.close();
         }
