@@ -159,10 +159,10 @@ final class Frames {
         return alloc.buffer(13).writeInt(MAGIC).writeByte(CREDIT).writeLong(bytes);
     }
 
-    /** The header of an RDATA frame; the payload follows as its own buffer. */
     /** Bytes of an RDATA frame before its payload. */
     static final int RDATA_HEADER = 21;
 
+    /** The header of an RDATA frame; the payload follows as its own buffer. */
     static ByteBuf rdataHeader(final ByteBufAllocator alloc, final long receiveId, final long length) {
         return alloc.buffer(RDATA_HEADER).writeInt(MAGIC).writeByte(RDATA).writeLong(receiveId).writeLong(length);
     }
