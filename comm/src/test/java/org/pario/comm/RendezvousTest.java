@@ -8,6 +8,8 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.pario.ErrorCategory;
 import org.pario.ParioException;
 import org.pario.comm.internal.tcp.TcpFabric;
@@ -16,13 +18,30 @@ import org.pario.datatypes.Datatype;
 /**
  * Over TCP, large messages wait at their sender until a receive matches them and then land straight in the receive
  * buffer; eager messages are bounded per peer by credit, so a receiver that is slow to receive holds at most the
- * credit in unexpected data, however much is sent to it.
+ * credit in unexpected data, however much is sent to it. Ranks in one JVM are on one host, so large messages go
+ * through shared memory unless that is turned off: the tests run both ways.
  */
 @Timeout(120)
 class RendezvousTest {
-    @Test
-    void largeMessagesLandInStridedReceiveBuffersAfterTheReceiveIsPosted() {
-        final List<String> out = Transport.TCP.call(2, world -> {
+    /** Runs a job with the shared-memory path on or off (read by each fabric as it starts). */
+    private static <T> T withSharedMemory(final boolean on, final java.util.function.Supplier<T> job) {
+        final String before = System.getProperty("pario.sharedMemory");
+        System.setProperty("pario.sharedMemory", Boolean.toString(on));
+        try {
+            return job.get();
+        } finally {
+            if (before == null) {
+                System.clearProperty("pario.sharedMemory");
+            } else {
+                System.setProperty("pario.sharedMemory", before);
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "shared memory {0}")
+    @ValueSource(booleans = {true, false})
+    void largeMessagesLandInStridedReceiveBuffersAfterTheReceiveIsPosted(final boolean sharedMemory) {
+        final List<String> out = withSharedMemory(sharedMemory, () -> Transport.TCP.call(2, world -> {
             final int n = 1 << 20;
             if (world.rank() == 0) {
                 final int[] data = new int[n];
@@ -51,7 +70,7 @@ class RendezvousTest {
             assertEquals(2L * n, world.recv(half, n, Datatype.INT, 0, 5).bytes());
             assertEquals(n / 2 - 1, half[n / 2 - 1]);
             return "received";
-        });
+        }));
         assertEquals(List.of("sent", "received"), out);
     }
 
@@ -81,28 +100,31 @@ class RendezvousTest {
         });
     }
 
-    @Test
-    void aRefusedLargeMessageIsDroppedAtItsSender() {
-        Transport.TCP.run(2, world -> {
+    @ParameterizedTest(name = "shared memory {0}")
+    @ValueSource(booleans = {true, false})
+    void aRefusedLargeMessageIsDroppedAtItsSender(final boolean sharedMemory) {
+        withSharedMemory(sharedMemory, () -> Transport.TCP.call(2, world -> {
             if (world.rank() == 0) {
                 world.send(new double[1 << 18], 1 << 18, Datatype.DOUBLE, 1, 3);
                 world.barrier();
                 world.barrier();
                 assertEquals(0, ((TcpFabric) world.fabric).parkedMessages(), "the refused message's data is freed");
-                return;
+                return null;
             }
             final ParioException e = assertThrows(ParioException.class,
                 () -> world.recv(new double[10], 10, Datatype.DOUBLE, 0, 3));
             assertEquals(ErrorCategory.TRUNCATE, e.category());
             world.barrier();
             world.barrier();
-        });
+            return null;
+        }));
     }
 
-    @Test
-    void aSenderThatFinishesRightAfterSendingStillDeliversItsParkedData() {
+    @ParameterizedTest(name = "shared memory {0}")
+    @ValueSource(booleans = {true, false})
+    void aSenderThatFinishesRightAfterSendingStillDeliversItsParkedData(final boolean sharedMemory) {
         final java.util.concurrent.CompletableFuture<TcpFabric> sender = new java.util.concurrent.CompletableFuture<>();
-        final List<Double> got = Transport.TCP.call(2, world -> {
+        final List<Double> got = withSharedMemory(sharedMemory, () -> Transport.TCP.call(2, world -> {
             if (world.rank() == 0) {
                 final double[] d = new double[1 << 18];
                 java.util.Arrays.fill(d, 2.5);
@@ -120,7 +142,44 @@ class RendezvousTest {
             final double[] d = new double[1 << 18];
             world.recv(d, d.length, Datatype.DOUBLE, 0, 1);
             return d[(1 << 18) - 1];
-        });
+        }));
         assertEquals(2.5, got.get(1));
+    }
+
+    /**
+     * A large message is announced before its data is packed. When packing then fails (here: a send buffer
+     * shorter than its count), the sender's call fails and the receive that asks for the data fails too, naming
+     * the sender, whether it was posted before the data was due or matched it later; the connection carries on.
+     */
+    @Test
+    void aSendWhosePackingFailsAfterItsAnnouncementFailsItsReceiveAndNothingHangs() {
+        final int n = 1 << 18;
+        withSharedMemory(false, () -> Transport.TCP.call(2, world -> {
+            if (world.rank() == 0) {
+                world.recv(new int[1], 1, Datatype.INT, 1, 1);
+                final ParioException early = assertThrows(ParioException.class,
+                    () -> world.send(new double[10], n, Datatype.DOUBLE, 1, 2));
+                assertEquals(ErrorCategory.ARGUMENT, early.category(), early.getMessage());
+                assertThrows(ParioException.class, () -> world.send(new double[10], n, Datatype.DOUBLE, 1, 3));
+                final double[] good = new double[n];
+                java.util.Arrays.fill(good, 4.5);
+                world.send(good, n, Datatype.DOUBLE, 1, 4);
+                return null;
+            }
+            // posted before the data is due: its CTS may come while the data is still being packed
+            final Request<Status> posted = world.irecv(new double[n], n, Datatype.DOUBLE, 0, 2);
+            world.send(new int[1], 1, Datatype.INT, 0, 1);
+            final ParioException e = assertThrows(ParioException.class, posted::join);
+            assertTrue(e.getMessage().contains("rank 0 could not send"), e.getMessage());
+            final double[] good = new double[n];
+            assertEquals(8L * n, world.recv(good, n, Datatype.DOUBLE, 0, 4).bytes());
+            assertEquals(4.5, good[n - 1]);
+            // matched only after the failure: told at once when it asks
+            final ParioException late = assertThrows(ParioException.class,
+                () -> world.recv(new double[n], n, Datatype.DOUBLE, 0, 3));
+            assertTrue(late.getMessage().contains("rank 0 could not send"), late.getMessage());
+            assertEquals(0, ((TcpFabric) world.fabric).endpoint(1).unexpectedBytes());
+            return null;
+        }));
     }
 }

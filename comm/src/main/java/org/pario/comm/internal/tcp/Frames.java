@@ -29,6 +29,8 @@ import org.pario.comm.internal.MessageAccess;
  * CREDIT magic:int 9:byte bytes:long                                  eager bytes the receiver has consumed
  * SHM    magic:int 10:byte context:int source:int tag:int typeLength:short type:utf8 length:long sendId:long
  *        offset:long pathLength:short path:utf8    an RTS whose data also lies in a shared-memory file
+ * NODATA magic:int 11:byte receiveId:long length:short reason:utf8   the data of a message announced by RTS
+ *                                                                     will not come: packing it failed
  * </pre>
  * All integers are big-endian. The decoder never aggregates a payload in Netty buffers: as bytes arrive it
  * unpacks them into the receive buffer that asked for them (RDATA, and DATA for a receive already posted) or
@@ -46,6 +48,7 @@ final class Frames {
     static final byte RDATA = 8;
     static final byte CREDIT = 9;
     static final byte SHM = 10;
+    static final byte NODATA = 11;
     /** Longest abort reason sent, in characters (its UTF-8 form stays within {@link #MAX_SHORT_FIELD}). */
     private static final int MAX_REASON_CHARS = 300;
     /** Longest basic-type name or token accepted. */
@@ -95,6 +98,10 @@ final class Frames {
          *     (the decoder refuses data nobody asked for)
          */
         Landing open(long receiveId, long length);
+
+        /** The data {@code receiveId} asked for will not come, for {@code reason}. */
+        default void refused(final long receiveId, final String reason) {
+        }
 
         /**
          * An eager message's envelope: where its {@code length} bytes go when a posted receive takes it now.
@@ -153,6 +160,13 @@ final class Frames {
 
     static ByteBuf cts(final ByteBufAllocator alloc, final long sendId, final long receiveId) {
         return alloc.buffer(21).writeInt(MAGIC).writeByte(CTS).writeLong(sendId).writeLong(receiveId);
+    }
+
+    static ByteBuf noData(final ByteBufAllocator alloc, final long receiveId, final String reason) {
+        final String text = reason.length() > MAX_REASON_CHARS ? reason.substring(0, MAX_REASON_CHARS) + "..." : reason;
+        final byte[] utf8 = text.getBytes(StandardCharsets.UTF_8);
+        return alloc.buffer(15 + utf8.length).writeInt(MAGIC).writeByte(NODATA).writeLong(receiveId)
+            .writeShort(utf8.length).writeBytes(utf8);
     }
 
     static ByteBuf credit(final ByteBufAllocator alloc, final long bytes) {
@@ -400,6 +414,22 @@ final class Frames {
                             throw new CorruptedFrameException("negative credit " + bytes);
                         }
                         out.add(new Credit(bytes));
+                    }
+                    case NODATA -> {
+                        if (in.readableBytes() < 10) {
+                            in.resetReaderIndex();
+                            return;
+                        }
+                        final long id = in.readLong();
+                        final int length = in.readUnsignedShort();
+                        if (length > MAX_SHORT_FIELD) {
+                            throw new TooLongFrameException("reason of " + length + " bytes");
+                        }
+                        if (in.readableBytes() < length) {
+                            in.resetReaderIndex();
+                            return;
+                        }
+                        landings.refused(id, in.readCharSequence(length, StandardCharsets.UTF_8).toString());
                     }
                     case RDATA -> {
                         if (in.readableBytes() < 16) {

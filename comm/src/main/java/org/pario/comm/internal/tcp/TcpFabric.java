@@ -356,10 +356,29 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         }
     }
 
-    /** A message whose data waits at the sender for its receiver's CTS; taken once, by a write or a release. */
-    private record Parked(int dest, ByteBuf data, SharedMemory.Segment segment, AtomicBoolean taken) {
-        Parked(final int dest, final ByteBuf data, final SharedMemory.Segment segment) {
-            this(dest, data, segment, new AtomicBoolean());
+    /**
+     * A message whose data waits at the sender for its receiver's CTS; taken once, by a write or a release. A
+     * message sent over the connection is announced before its data is packed, so the CTS may come first: it then
+     * waits here until the packing ends, and the packing thread writes the data (or, when packing failed, the
+     * reason).
+     */
+    private static final class Parked {
+        final int dest;
+        final ByteBuf data;
+        final SharedMemory.Segment segment;
+        private final AtomicBoolean taken = new AtomicBoolean();
+        /** Guarded by this: whether the data is packed, why packing failed, and a CTS that came before either. */
+        private boolean packed;
+        private String failure;
+        private long waitingReceiveId = -1;
+        /** Released while still being packed: the packing thread releases it when done. */
+        private boolean abandoned;
+
+        Parked(final int dest, final ByteBuf data, final SharedMemory.Segment segment, final boolean packed) {
+            this.dest = dest;
+            this.data = data;
+            this.segment = segment;
+            this.packed = packed;
         }
 
         boolean take() {
@@ -370,7 +389,8 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
     /**
      * Packs the data into a buffer that waits here, and announces the message (RTS). For a peer on this host the
      * buffer is a shared-memory file whose path the announcement carries (SHM), so the receiver can unpack from
-     * it directly; otherwise, or when no file can be made, a direct buffer.
+     * it directly, and the announcement follows the packing. Otherwise, or when no file can be made, a direct
+     * buffer, and the announcement goes first, so that the CTS round trip overlaps the packing.
      */
     private void park(final int dest, final int context, final int source, final int tag,
                       final org.pario.datatypes.Memory memory, final org.pario.datatypes.Datatype type,
@@ -384,31 +404,103 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
             segment = null;
         }
         // a direct buffer keeps room for the RDATA header in front, so header and data go out as one buffer that
-        // the gate can write into the socket from whichever thread handles the CTS
+        // the gate can write into the socket from whichever thread sends it
         final int headroom = segment != null ? 0 : Frames.RDATA_HEADER;
         final ByteBuf data = segment != null ? Unpooled.wrappedBuffer(segment.buffer()).clear()
             : spareBuffers.take(headroom + bytes);
+        final Parked p = new Parked(dest, data, segment, false);
+        final ByteBuf announcement = Frames.rts(ch.alloc(), context, source, tag, MessageAccess.basicName(type),
+            bytes, id, segment == null ? null : segment.arena().file().toString(),
+            segment == null ? 0 : segment.offset());
+        if (segment == null) {
+            parked.put(id, p);
+            if (departed(dest)) {
+                announcement.release();
+                release(parked.remove(id));
+                checkAlive(dest);
+                return;
+            }
+            write(dest, announcement);
+        }
+        final long waiting;
         try {
             org.pario.datatypes.Packer.pack(memory, memory.origin(), type, count,
                 org.pario.datatypes.DataRepresentation.NATIVE, 0, data.nioBuffer(headroom, bytes), 0, bytes);
             data.writerIndex(headroom + bytes).readerIndex(headroom);
         } catch (RuntimeException e) {
-            release(new Parked(dest, data, segment));
+            if (segment != null) {
+                announcement.release();
+                release(p);
+            } else {
+                packingFailed(id, p, e);
+            }
             throw e;
         }
-        parked.put(id, new Parked(dest, data, segment));
-        if (departed(dest)) {
-            // it left while we packed: nobody will ask for the data
-            release(parked.remove(id));
-            checkAlive(dest);
+        if (segment != null) {
+            synchronized (p) {
+                p.packed = true;
+            }
+            parked.put(id, p);
+            if (departed(dest)) {
+                announcement.release();
+                release(parked.remove(id));
+                checkAlive(dest);
+                return;
+            }
+            write(dest, announcement);
             return;
         }
-        write(dest, Frames.rts(ch.alloc(), context, source, tag, MessageAccess.basicName(type), bytes, id,
-            segment == null ? null : segment.arena().file().toString(), segment == null ? 0 : segment.offset()));
+        final boolean abandoned;
+        synchronized (p) {
+            p.packed = true;
+            waiting = p.waitingReceiveId;
+            abandoned = p.abandoned;
+        }
+        if (abandoned) {
+            release(p);
+        } else if (waiting >= 0) {
+            sendParked(id, p, waiting);
+        }
+    }
+
+    /**
+     * Packing an announced message failed: its receiver, once it asks, is told why instead of getting data
+     * (NODATA), so its receive fails rather than waits.
+     */
+    private void packingFailed(final long id, final Parked p, final RuntimeException e) {
+        final long waiting;
+        synchronized (p) {
+            p.failure = "rank " + rank + " could not send the data of this message: " + e.getMessage();
+            waiting = p.waitingReceiveId;
+        }
+        if (p.take()) {
+            spareBuffers.give(p.data);
+        }
+        if (waiting >= 0) {
+            refuseParked(id, p, waiting);
+        }
+    }
+
+    /** Tells the receive that asked for a message whose packing failed why no data comes. */
+    private void refuseParked(final long id, final Parked p, final long receiveId) {
+        if (!departed(p.dest)) {
+            write(p.dest, Frames.noData(outbound[p.dest].alloc(), receiveId, p.failure), f -> { });
+        }
+        parked.remove(id);
     }
 
     private void release(final Parked p) {
-        if (p != null && p.take()) {
+        if (p == null) {
+            return;
+        }
+        synchronized (p) {
+            if (!p.packed && p.failure == null && p.segment == null) {
+                // the packing thread still writes into the buffer: it must not serve another message yet
+                p.abandoned = true;
+                return;
+            }
+        }
+        if (p.take()) {
             if (p.segment != null) {
                 p.data.release();
                 p.segment.release();
@@ -430,17 +522,38 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
             release(parked.remove(cts.sendId()));
             return;
         }
+        final boolean packed;
+        final String failure;
+        synchronized (p) {
+            packed = p.packed;
+            failure = p.failure;
+            if (!packed && failure == null) {
+                // still being packed: the packing thread sends the data when it is done
+                p.waitingReceiveId = cts.receiveId();
+                return;
+            }
+        }
+        if (failure != null) {
+            refuseParked(cts.sendId(), p, cts.receiveId());
+        } else {
+            sendParked(cts.sendId(), p, cts.receiveId());
+        }
+    }
+
+    /** Writes a parked message's data to the receive that asked for it, as one RDATA frame. */
+    private void sendParked(final long id, final Parked p, final long receiveId) {
         if (!p.take()) {
             return;
         }
+        final int peer = p.dest;
         final Channel ch = outbound[peer];
         // header and data in one write, so no other frame can come between them
         final ByteBuf frame;
         if (p.segment == null) {
             // kept beyond the write (which releases the frame once), so the buffer can serve the next message
-            frame = Frames.rdataInFront(p.data.retain(), cts.receiveId());
+            frame = Frames.rdataInFront(p.data.retain(), receiveId);
         } else {
-            frame = Unpooled.wrappedBuffer(Frames.rdataHeader(ch.alloc(), cts.receiveId(), p.data.readableBytes()),
+            frame = Unpooled.wrappedBuffer(Frames.rdataHeader(ch.alloc(), receiveId, p.data.readableBytes()),
                 p.data);
         }
         write(peer, frame, f -> {
@@ -452,7 +565,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
                 failedSend(peer, f);
             });
         // only once the write is queued: a goodbye written after the parked set is empty then follows the data
-        parked.remove(cts.sendId());
+        parked.remove(id);
     }
 
     /** The receive side of a parked message: asks for its data when a receive has matched it. */
@@ -579,6 +692,14 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         @Override
         public Frames.Landing open(final long receiveId, final long length) {
             return land(receiveId, length);
+        }
+
+        @Override
+        public void refused(final long receiveId, final String reason) {
+            final Incoming in = incoming.get(receiveId);
+            if (in != null) {
+                in.done.completeExceptionally(new ParioException(ErrorCategory.TRANSPORT, reason));
+            }
         }
 
         @Override

@@ -56,7 +56,9 @@ class FramesTest {
             .writeInbound(negative));
     }
 
-    /** RTS, CTS and CREDIT round trip; RDATA streams into the landing that asked for it, and only there. */
+    /**
+     * RTS, CTS, CREDIT and NODATA round trip; RDATA streams into the landing that asked for it, and only there.
+     */
     @Test
     void rendezvousFramesRoundTripAndDataGoesOnlyWhereItWasAskedFor() {
         final java.io.ByteArrayOutputStream landed = new java.io.ByteArrayOutputStream();
@@ -65,8 +67,18 @@ class FramesTest {
             in.readBytes(b);
             landed.write(b, 0, n);
         };
-        final EmbeddedChannel ch = new EmbeddedChannel(new Frames.Decoder(1 << 20,
-            (id, length) -> id == 42 && length == 5 ? sink : null));
+        final java.util.List<String> refused = new java.util.ArrayList<>();
+        final EmbeddedChannel ch = new EmbeddedChannel(new Frames.Decoder(1 << 20, new Frames.Landings() {
+            @Override
+            public Frames.Landing open(final long id, final long length) {
+                return id == 42 && length == 5 ? sink : null;
+            }
+
+            @Override
+            public void refused(final long receiveId, final String reason) {
+                refused.add(receiveId + ": " + reason);
+            }
+        }));
         final ByteBuf wire = Unpooled.buffer();
         wire.writeBytes(Frames.rts(io.netty.buffer.ByteBufAllocator.DEFAULT, 1, 2, 3, "int", 400, 77));
         wire.writeBytes(Frames.rts(io.netty.buffer.ByteBufAllocator.DEFAULT, 4, 5, 6, null, 1 << 19, 78,
@@ -75,6 +87,7 @@ class FramesTest {
         wire.writeBytes(Frames.credit(io.netty.buffer.ByteBufAllocator.DEFAULT, 4096));
         wire.writeBytes(Frames.rdataHeader(io.netty.buffer.ByteBufAllocator.DEFAULT, 42, 5));
         wire.writeBytes(new byte[] {1, 2, 3, 4, 5});
+        wire.writeBytes(Frames.noData(io.netty.buffer.ByteBufAllocator.DEFAULT, 43, "packing failed: näive"));
         wire.writeBytes(Frames.bye(io.netty.buffer.ByteBufAllocator.DEFAULT));
         while (wire.isReadable()) {
             ch.writeInbound(wire.readRetainedSlice(1));
@@ -86,6 +99,7 @@ class FramesTest {
         assertEquals(new Frames.Credit(4096), ch.readInbound());
         assertEquals(new Frames.Bye(), ch.readInbound());
         assertArrayEquals(new byte[] {1, 2, 3, 4, 5}, landed.toByteArray());
+        assertEquals(java.util.List.of("43: packing failed: näive"), refused);
         final EmbeddedChannel unasked = new EmbeddedChannel(new Frames.Decoder(1 << 20));
         assertThrows(DecoderException.class, () -> unasked.writeInbound(
             Frames.rdataHeader(io.netty.buffer.ByteBufAllocator.DEFAULT, 42, 5)));
