@@ -281,6 +281,19 @@ final class Frames {
             return new Envelope(context, source, tag, name, length);
         }
 
+        /**
+         * Reads the length of a field of at most {@link #MAX_SHORT_FIELD} bytes.
+         *
+         * @return the length when that many bytes have arrived after it, else -1 (the caller rewinds)
+         */
+        private static int shortField(final ByteBuf in, final String what) {
+            final int length = in.readUnsignedShort();
+            if (length > MAX_SHORT_FIELD) {
+                throw new TooLongFrameException(what + " of " + length + " bytes");
+            }
+            return in.readableBytes() < length ? -1 : length;
+        }
+
         @Override
         protected void decode(final ChannelHandlerContext ctx, final ByteBuf in, final List<Object> out) {
             while (true) {
@@ -321,11 +334,8 @@ final class Frames {
                             return;
                         }
                         final int rank = in.readInt();
-                        final int length = in.readUnsignedShort();
-                        if (length > MAX_SHORT_FIELD) {
-                            throw new TooLongFrameException("token of " + length + " bytes");
-                        }
-                        if (in.readableBytes() < length) {
+                        final int length = shortField(in, "token");
+                        if (length < 0) {
                             in.resetReaderIndex();
                             return;
                         }
@@ -339,11 +349,8 @@ final class Frames {
                             in.resetReaderIndex();
                             return;
                         }
-                        final int length = in.readUnsignedShort();
-                        if (length > MAX_SHORT_FIELD) {
-                            throw new TooLongFrameException("abort reason of " + length + " bytes");
-                        }
-                        if (in.readableBytes() < length) {
+                        final int length = shortField(in, "abort reason");
+                        if (length < 0) {
                             in.resetReaderIndex();
                             return;
                         }
@@ -386,11 +393,8 @@ final class Frames {
                         }
                         final long sendId = in.readLong();
                         final long offset = in.readLong();
-                        final int length = in.readUnsignedShort();
-                        if (length > MAX_SHORT_FIELD) {
-                            throw new TooLongFrameException("shared-memory path of " + length + " bytes");
-                        }
-                        if (in.readableBytes() < length) {
+                        final int length = shortField(in, "shared-memory path");
+                        if (length < 0) {
                             in.resetReaderIndex();
                             return;
                         }
@@ -421,11 +425,8 @@ final class Frames {
                             return;
                         }
                         final long id = in.readLong();
-                        final int length = in.readUnsignedShort();
-                        if (length > MAX_SHORT_FIELD) {
-                            throw new TooLongFrameException("reason of " + length + " bytes");
-                        }
-                        if (in.readableBytes() < length) {
+                        final int length = shortField(in, "reason");
+                        if (length < 0) {
                             in.resetReaderIndex();
                             return;
                         }

@@ -412,17 +412,9 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         final ByteBuf announcement = Frames.rts(ch.alloc(), context, source, tag, MessageAccess.basicName(type),
             bytes, id, segment == null ? null : segment.arena().file().toString(),
             segment == null ? 0 : segment.offset());
-        if (segment == null) {
-            parked.put(id, p);
-            if (departed(dest)) {
-                announcement.release();
-                release(parked.remove(id));
-                checkAlive(dest);
-                return;
-            }
-            write(dest, announcement);
+        if (segment == null && !announce(id, p, announcement)) {
+            return;
         }
-        final long waiting;
         try {
             org.pario.datatypes.Packer.pack(memory, memory.origin(), type, count,
                 org.pario.datatypes.DataRepresentation.NATIVE, 0, data.nioBuffer(headroom, bytes), 0, bytes);
@@ -440,16 +432,10 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
             synchronized (p) {
                 p.packed = true;
             }
-            parked.put(id, p);
-            if (departed(dest)) {
-                announcement.release();
-                release(parked.remove(id));
-                checkAlive(dest);
-                return;
-            }
-            write(dest, announcement);
+            announce(id, p, announcement);
             return;
         }
+        final long waiting;
         final boolean abandoned;
         synchronized (p) {
             p.packed = true;
@@ -461,6 +447,28 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         } else if (waiting >= 0) {
             sendParked(id, p, waiting);
         }
+    }
+
+    /**
+     * Records a parked message and announces it.
+     *
+     * @return false when its receiver has left: nothing is announced and the buffer is freed (a failed receiver
+     *     fails this send)
+     */
+    private boolean announce(final long id, final Parked p, final ByteBuf announcement) {
+        parked.put(id, p);
+        if (departed(p.dest)) {
+            announcement.release();
+            synchronized (p) {
+                // nothing will be packed into it any more
+                p.packed = true;
+            }
+            release(parked.remove(id));
+            checkAlive(p.dest);
+            return false;
+        }
+        write(p.dest, announcement);
+        return true;
     }
 
     /**
