@@ -374,11 +374,10 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         /** Released while still being packed: the packing thread releases it when done. */
         private boolean abandoned;
 
-        Parked(final int dest, final ByteBuf data, final SharedMemory.Segment segment, final boolean packed) {
+        Parked(final int dest, final ByteBuf data, final SharedMemory.Segment segment) {
             this.dest = dest;
             this.data = data;
             this.segment = segment;
-            this.packed = packed;
         }
 
         boolean take() {
@@ -408,7 +407,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         final int headroom = segment != null ? 0 : Frames.RDATA_HEADER;
         final ByteBuf data = segment != null ? Unpooled.wrappedBuffer(segment.buffer()).clear()
             : spareBuffers.take(headroom + bytes);
-        final Parked p = new Parked(dest, data, segment, false);
+        final Parked p = new Parked(dest, data, segment);
         final ByteBuf announcement = Frames.rts(ch.alloc(), context, source, tag, MessageAccess.basicName(type),
             bytes, id, segment == null ? null : segment.arena().file().toString(),
             segment == null ? 0 : segment.offset());
