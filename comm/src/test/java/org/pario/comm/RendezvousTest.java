@@ -23,19 +23,9 @@ import org.pario.datatypes.Datatype;
  */
 @Timeout(120)
 class RendezvousTest {
-    /** Runs a job with the shared-memory path on or off (read by each fabric as it starts). */
+    /** Runs a job with the shared-memory path on or off. */
     private static <T> T withSharedMemory(final boolean on, final java.util.function.Supplier<T> job) {
-        final String before = System.getProperty("pario.sharedMemory");
-        System.setProperty("pario.sharedMemory", Boolean.toString(on));
-        try {
-            return job.get();
-        } finally {
-            if (before == null) {
-                System.clearProperty("pario.sharedMemory");
-            } else {
-                System.setProperty("pario.sharedMemory", before);
-            }
-        }
+        return Transport.withProperty("pario.sharedMemory", Boolean.toString(on), job);
     }
 
     @ParameterizedTest(name = "shared memory {0}")

@@ -87,23 +87,14 @@ class SharedMemoryPathTest {
 
     @Test
     void thePathCanBeTurnedOff() {
-        final String before = System.getProperty("pario.sharedMemory");
-        System.setProperty("pario.sharedMemory", "false");
-        try {
-            Transport.TCP.run(2, world -> {
-                assertEquals(null, ((TcpFabric) world.fabric).sharedMemoryDirectory());
-                final double[] got = new double[COUNT];
-                final Request<Status> r = world.irecv(got, COUNT, Datatype.DOUBLE, 1 - world.rank(), 3);
-                world.send(data(world.rank()), COUNT, Datatype.DOUBLE, 1 - world.rank(), 3);
-                r.join();
-                assertArrayEquals(data(1 - world.rank()), got);
-            });
-        } finally {
-            if (before == null) {
-                System.clearProperty("pario.sharedMemory");
-            } else {
-                System.setProperty("pario.sharedMemory", before);
-            }
-        }
+        Transport.withProperty("pario.sharedMemory", "false", () -> Transport.TCP.call(2, world -> {
+            assertEquals(null, ((TcpFabric) world.fabric).sharedMemoryDirectory());
+            final double[] got = new double[COUNT];
+            final Request<Status> r = world.irecv(got, COUNT, Datatype.DOUBLE, 1 - world.rank(), 3);
+            world.send(data(world.rank()), COUNT, Datatype.DOUBLE, 1 - world.rank(), 3);
+            r.join();
+            assertArrayEquals(data(1 - world.rank()), got);
+            return null;
+        }));
     }
 }

@@ -24,16 +24,23 @@ enum Transport {
         if (this == IN_JVM) {
             return LocalCluster.call(n, body);
         }
-        // read by each fabric as it starts; test classes run one at a time, so setting it around the job is safe
-        final String before = System.getProperty("pario.transport");
-        System.setProperty("pario.transport", this == TCP_NIO ? "nio" : "auto");
+        return withProperty("pario.transport", this == TCP_NIO ? "nio" : "auto", () -> callOverTcp(n, body));
+    }
+
+    /**
+     * Runs {@code job} with a system property set, and restores it after. Fabrics read their properties as they
+     * start; test classes run one at a time, so setting one around a job is safe.
+     */
+    static <T> T withProperty(final String key, final String value, final java.util.function.Supplier<T> job) {
+        final String before = System.getProperty(key);
+        System.setProperty(key, value);
         try {
-            return callOverTcp(n, body);
+            return job.get();
         } finally {
             if (before == null) {
-                System.clearProperty("pario.transport");
+                System.clearProperty(key);
             } else {
-                System.setProperty("pario.transport", before);
+                System.setProperty(key, before);
             }
         }
     }

@@ -117,18 +117,19 @@ public final class FaultJobMain {
     private static void stream(final Communicator world) {
         final int n = world.size();
         final int me = world.rank();
+        final int left = (me - 1 + n) % n;
         final double[] out = new double[1 << 17];
         final double[] in = new double[1 << 17];
         for (int i = 0; ; i++) {
-            final org.pario.comm.Request<org.pario.comm.Status> r = world.irecv(in, in.length, Datatype.DOUBLE,
-                (me - 1 + n) % n, 1);
+            final org.pario.comm.Request<org.pario.comm.Status> r = world.irecv(in, in.length, Datatype.DOUBLE, left,
+                1);
             for (int k = 0; k < out.length; k += 4096) {
                 out[k] = me * 1e9 + i;
             }
             world.send(out, out.length, Datatype.DOUBLE, (me + 1) % n, 1);
             r.join();
             for (int k = 0; k < in.length; k += 4096) {
-                if (in[k] != ((me - 1 + n) % n) * 1e9 + i) {
+                if (in[k] != left * 1e9 + i) {
                     throw new WrongData("message " + i + " element " + k + " is " + in[k]);
                 }
             }

@@ -49,7 +49,7 @@ final class Frames {
     static final byte CREDIT = 9;
     static final byte SHM = 10;
     static final byte NODATA = 11;
-    /** Longest abort reason sent, in characters (its UTF-8 form stays within {@link #MAX_SHORT_FIELD}). */
+    /** Longest reason sent (ABORT, NODATA), in characters (its UTF-8 form stays within {@link #MAX_SHORT_FIELD}). */
     private static final int MAX_REASON_CHARS = 300;
     /** Longest basic-type name or token accepted. */
     static final int MAX_SHORT_FIELD = 1024;
@@ -132,9 +132,14 @@ final class Frames {
         return alloc.buffer(5).writeInt(MAGIC).writeByte(BYE);
     }
 
-    static ByteBuf abort(final ByteBufAllocator alloc, final String reason) {
+    /** A reason's UTF-8 bytes, cut to {@link #MAX_REASON_CHARS} characters. */
+    private static byte[] reason(final String reason) {
         final String text = reason.length() > MAX_REASON_CHARS ? reason.substring(0, MAX_REASON_CHARS) + "..." : reason;
-        final byte[] utf8 = text.getBytes(StandardCharsets.UTF_8);
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    static ByteBuf abort(final ByteBufAllocator alloc, final String reason) {
+        final byte[] utf8 = reason(reason);
         return alloc.buffer(7 + utf8.length).writeInt(MAGIC).writeByte(ABORT).writeShort(utf8.length).writeBytes(utf8);
     }
 
@@ -163,8 +168,7 @@ final class Frames {
     }
 
     static ByteBuf noData(final ByteBufAllocator alloc, final long receiveId, final String reason) {
-        final String text = reason.length() > MAX_REASON_CHARS ? reason.substring(0, MAX_REASON_CHARS) + "..." : reason;
-        final byte[] utf8 = text.getBytes(StandardCharsets.UTF_8);
+        final byte[] utf8 = reason(reason);
         return alloc.buffer(15 + utf8.length).writeInt(MAGIC).writeByte(NODATA).writeLong(receiveId)
             .writeShort(utf8.length).writeBytes(utf8);
     }

@@ -651,18 +651,21 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         }
     }
 
-    /** A receive buffer waiting for parked data: RDATA bytes are unpacked into it as they arrive. */
-    private static final class Incoming implements Frames.Landing {
+    /**
+     * Arriving bytes of one message, unpacked in order into a receive buffer laid out as {@code count x type}. A
+     * failed unpack skips the rest of the message's bytes, so the connection stays in step.
+     */
+    private abstract static class Unpacking implements Frames.Landing {
         final int peer;
-        final org.pario.datatypes.Memory memory;
-        final org.pario.datatypes.Datatype type;
-        final long count;
         final long total;
-        final CompletableFuture<Void> done = new CompletableFuture<>();
+        private final org.pario.datatypes.Memory memory;
+        private final org.pario.datatypes.Datatype type;
+        private final long count;
         private long received;
+        private RuntimeException failure;
 
-        Incoming(final int peer, final org.pario.datatypes.Memory memory, final org.pario.datatypes.Datatype type,
-                 final long count, final long total) {
+        Unpacking(final int peer, final org.pario.datatypes.Memory memory, final org.pario.datatypes.Datatype type,
+                  final long count, final long total) {
             this.peer = peer;
             this.memory = memory;
             this.type = type;
@@ -671,20 +674,58 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         }
 
         @Override
-        public void accept(final ByteBuf in, final int n) {
-            if (!done.isDone()) {
+        public final void accept(final ByteBuf in, final int n) {
+            if (failure == null && !given()) {
                 try {
                     org.pario.datatypes.Packer.unpack(in.nioBuffer(in.readerIndex(), n), 0, n, memory,
                         memory.origin(), type, count, org.pario.datatypes.DataRepresentation.NATIVE, received);
                 } catch (RuntimeException e) {
-                    done.completeExceptionally(e);
+                    failure = e;
+                    failed(e);
                 }
             }
             in.skipBytes(n);
             received += n;
             if (received == total) {
-                done.complete(null);
+                complete(failure);
             }
+        }
+
+        /** @return true when the receive has already been given an outcome: bytes still arriving are skipped */
+        boolean given() {
+            return false;
+        }
+
+        /** Unpacking failed; the rest of the message's bytes will be skipped. */
+        void failed(final RuntimeException e) {
+        }
+
+        /** Every byte has arrived; {@code failure} is null when all of them landed. */
+        abstract void complete(RuntimeException failure);
+    }
+
+    /** A receive buffer waiting for parked data: RDATA bytes are unpacked into it as they arrive. */
+    private static final class Incoming extends Unpacking {
+        final CompletableFuture<Void> done = new CompletableFuture<>();
+
+        Incoming(final int peer, final org.pario.datatypes.Memory memory, final org.pario.datatypes.Datatype type,
+                 final long count, final long total) {
+            super(peer, memory, type, count, total);
+        }
+
+        @Override
+        boolean given() {
+            return done.isDone();
+        }
+
+        @Override
+        void failed(final RuntimeException e) {
+            done.completeExceptionally(e);
+        }
+
+        @Override
+        void complete(final RuntimeException failure) {
+            done.complete(null);
         }
     }
 
@@ -723,7 +764,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
             landedInPlace.incrementAndGet();
             final EagerLanding landing = new EagerLanding(peer, claim, length);
             if (length == 0) {
-                landing.finish();
+                landing.complete(null);
             } else {
                 landingFrom.set(peer, landing);
             }
@@ -735,40 +776,17 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
      * An eager message a posted receive took when its envelope arrived: its bytes are unpacked into that
      * receive's buffer as they come, with no copy held in between.
      */
-    private final class EagerLanding implements Frames.Landing {
-        private final int peer;
+    private final class EagerLanding extends Unpacking {
         private final Endpoint.Claim claim;
-        private final long total;
-        private long received;
-        private RuntimeException failure;
 
         EagerLanding(final int peer, final Endpoint.Claim claim, final long total) {
-            this.peer = peer;
+            super(peer, claim.target().memory(), claim.target().type(), claim.target().count(), total);
             this.claim = claim;
-            this.total = total;
         }
 
         @Override
-        public void accept(final ByteBuf in, final int n) {
-            if (failure == null) {
-                final Endpoint.Target to = claim.target();
-                try {
-                    org.pario.datatypes.Packer.unpack(in.nioBuffer(in.readerIndex(), n), 0, n, to.memory(),
-                        to.memory().origin(), to.type(), to.count(), org.pario.datatypes.DataRepresentation.NATIVE,
-                        received);
-                } catch (RuntimeException e) {
-                    failure = e;
-                }
-            }
-            in.skipBytes(n);
-            received += n;
-            if (received == total) {
-                landingFrom.compareAndSet(peer, this, null);
-                finish();
-            }
-        }
-
-        void finish() {
+        void complete(final RuntimeException failure) {
+            landingFrom.compareAndSet(peer, this, null);
             final long cost = creditReturned(total);
             if (failure != null) {
                 consumed(peer, cost);
