@@ -57,7 +57,7 @@ class CheckpointCommandTest {
         assertTrue(r[1].contains("every value checked"), r[1]);
         final String[] bad = run("checkpoint", "write", file, "--hint", "direct_write=maybe");
         assertEquals("2", bad[0]);
-        assertTrue(bad[2].contains("hint direct_write must be true or false, got 'maybe'"), bad[2]);
+        assertTrue(bad[2].contains("hint direct_write must be automatic, true or false, got 'maybe'"), bad[2]);
     }
 
     @Test

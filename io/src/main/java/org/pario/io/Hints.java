@@ -34,12 +34,19 @@ import org.pario.ParioException;
  *       {@code host:N}, {@code *:N} or {@code *:*} (default {@code *:1}, one per host)</td></tr>
  *   <tr><td>{@code striping_unit}</td><td>bytes file domains are aligned to (default 0: the storage's preferred
  *       block size)</td></tr>
- *   <tr><td>{@code direct_write}, {@code direct_read}</td><td>{@code false} (default) or {@code true}: on the local
- *       file system, the block-aligned part of every access bypasses the page cache ({@code O_DIRECT}); reported
- *       as {@code false} where the file system refuses it. Pays off for large accesses (aggregators' windows,
- *       runs of a MiB and more) when memory for the page cache is scarce or slow to come by, and for data not
- *       read again soon; small accesses gain nothing. With direct writes in effect, automatic collective
- *       buffering also aggregates runs that independent writes would sieve</td></tr>
+ *   <tr><td>{@code direct_write}</td><td>{@code automatic} (default), {@code true} or {@code false}: on the local
+ *       file system, the block-aligned part of a write bypasses the page cache ({@code O_DIRECT}); with
+ *       {@code automatic} only writes of at least {@code pario_direct_write_threshold} bytes do (aggregators'
+ *       windows, runs of a MiB and more), with {@code true} every write with a whole block in it. Reported as
+ *       {@code false} where the file system refuses it and on other backends. Large writes then cost no page-cache
+ *       memory: none to find and fill, no dirty-page throttling, no writeback after the call; small ones keep the
+ *       page cache, which merges them. With direct writes in effect, automatic collective buffering also
+ *       aggregates runs that independent writes would sieve</td></tr>
+ *   <tr><td>{@code pario_direct_write_threshold}</td><td>bytes: with {@code direct_write=automatic}, writes at least
+ *       this long are direct (default 1048576)</td></tr>
+ *   <tr><td>{@code direct_read}</td><td>{@code false} (default) or {@code true}: the block-aligned part of every read
+ *       bypasses the page cache. Off by default because direct reads lose the kernel's read-ahead
+ *       (docs/benchmarks.md)</td></tr>
  * </table>
  */
 public final class Hints {
@@ -61,7 +68,8 @@ public final class Hints {
         v.put("striping_unit", "0");
         v.put("pario_cb_run_threshold", "1024");
         v.put("direct_read", "false");
-        v.put("direct_write", "false");
+        v.put("direct_write", "automatic");
+        v.put("pario_direct_write_threshold", "1048576");
         for (final Map.Entry<String, String> e : given.entrySet()) {
             v.put(e.getKey().trim(), e.getValue().trim());
         }
@@ -73,12 +81,20 @@ public final class Hints {
             }
             v.put(key, mode);
         }
-        for (final String key : new String[] {"direct_read", "direct_write"}) {
-            final String on = v.get(key).toLowerCase(Locale.ROOT);
-            if (!on.equals("true") && !on.equals("false")) {
-                throw ParioException.argument("hint " + key + " must be true or false, got '" + v.get(key) + "'");
-            }
-            v.put(key, on);
+        final String directRead = v.get("direct_read").toLowerCase(Locale.ROOT);
+        if (!directRead.equals("true") && !directRead.equals("false")) {
+            throw ParioException.argument("hint direct_read must be true or false, got '" + v.get("direct_read") + "'");
+        }
+        v.put("direct_read", directRead);
+        final String directWrite = v.get("direct_write").toLowerCase(Locale.ROOT);
+        if (!directWrite.equals("true") && !directWrite.equals("false") && !directWrite.equals("automatic")) {
+            throw ParioException.argument("hint direct_write must be automatic, true or false, got '"
+                + v.get("direct_write") + "'");
+        }
+        v.put("direct_write", directWrite);
+        if (number(v, "pario_direct_write_threshold") < 0) {
+            throw ParioException.argument("hint pario_direct_write_threshold must be >= 0, got "
+                + v.get("pario_direct_write_threshold"));
         }
         if (number(v, "pario_cb_run_threshold") < 0) {
             throw ParioException.argument("hint pario_cb_run_threshold must be >= 0, got "
@@ -136,6 +152,11 @@ public final class Hints {
     /** @return every hint with the value in effect, defaults included */
     public Map<String, String> asMap() {
         return values;
+    }
+
+    /** @return whether writes may bypass the page cache ({@code direct_write} true or automatic) */
+    boolean directWrites() {
+        return !values.get("direct_write").equals("false");
     }
 
     /** @return the sieve window for independent reads, or 0 when sieving is disabled */

@@ -305,7 +305,7 @@ final class TwoPhase {
      */
     private long runThreshold(final boolean write) {
         final long threshold = hints.number("pario_cb_run_threshold");
-        if (!write || !"true".equals(hints.get("direct_write")) || hints.writeSieveBytes() == 0) {
+        if (!write || !hints.directWrites() || hints.writeSieveBytes() == 0) {
             return threshold;
         }
         return Math.max(threshold, Math.min(hints.writeSieveBytes(), hints.directRunBytes(true)));

@@ -130,16 +130,34 @@ class DirectIoTest {
     }
 
     @Test
-    void hintsTakeTrueOrFalseAndReportWhatIsInEffect() throws IOException {
+    void hintsTakeTheirValuesAndReportWhatIsInEffect() throws IOException {
         final ParioException e = assertThrows(ParioException.class, () -> Hints.of(Map.of("direct_write", "yes")));
-        assertEquals("hint direct_write must be true or false, got 'yes'", e.getMessage());
+        assertEquals("hint direct_write must be automatic, true or false, got 'yes'", e.getMessage());
+        final ParioException r = assertThrows(ParioException.class, () -> Hints.of(Map.of("direct_read",
+            "automatic")));
+        assertEquals("hint direct_read must be true or false, got 'automatic'", r.getMessage());
+        final ParioException t = assertThrows(ParioException.class, () -> Hints.of(Map.of(
+            "pario_direct_write_threshold", "-1")));
+        assertEquals("hint pario_direct_write_threshold must be >= 0, got -1", t.getMessage());
         assertEquals("false", Hints.DEFAULT.asMap().get("direct_read"));
+        assertEquals("automatic", Hints.DEFAULT.asMap().get("direct_write"));
+        assertEquals("1048576", Hints.DEFAULT.asMap().get("pario_direct_write_threshold"));
         final Path file = dir.resolve("hints.bin");
+        for (final String[] asked : new String[][] {{"TRUE", "true"}, {"Automatic", "automatic"}, {"false", "false"}}) {
+            Files.deleteIfExists(file);
+            LocalCluster.run(2, comm -> {
+                try (ParallelFile f = ParallelFile.open(comm, file.toString(), EnumSet.of(Mode.CREATE, Mode.RDWR),
+                    Hints.of(Map.of("direct_write", asked[0])))) {
+                    assertEquals(asked[1], f.hints().asMap().get("direct_write"));
+                    assertEquals("false", f.hints().asMap().get("direct_read"));
+                }
+            });
+        }
+        // the default, on a disk that takes O_DIRECT
+        Files.deleteIfExists(file);
         LocalCluster.run(2, comm -> {
-            try (ParallelFile f = ParallelFile.open(comm, file.toString(), EnumSet.of(Mode.CREATE, Mode.RDWR),
-                Hints.of(Map.of("direct_write", "TRUE")))) {
-                assertEquals("true", f.hints().asMap().get("direct_write"));
-                assertEquals("false", f.hints().asMap().get("direct_read"));
+            try (ParallelFile f = ParallelFile.open(comm, file.toString(), EnumSet.of(Mode.CREATE, Mode.RDWR))) {
+                assertEquals("automatic", f.hints().asMap().get("direct_write"));
             }
         });
     }
@@ -177,8 +195,8 @@ class DirectIoTest {
     @Test
     void withDirectWritesAutomaticModeAggregatesRunsThatWouldBeSieved() throws IOException {
         // 2 KiB runs, every other one each rank's: written independently (sieved) through the page cache, through
-        // the one aggregator (rank 0) with direct writes
-        for (final boolean direct : new boolean[] {false, true}) {
+        // the one aggregator (rank 0) with direct writes, automatic (the default) or always
+        for (final String direct : new String[] {"false", "true", "automatic"}) {
             final Path file = dir.resolve("automatic-" + direct + ".bin");
             final int[] rankOneWrites = new int[1];
             LocalCluster.run(2, comm -> {
@@ -187,9 +205,9 @@ class DirectIoTest {
                     Datatype.BYTE), 0, 4096);
                 final SievingTest.Counting[] counting = new SievingTest.Counting[1];
                 try (ParallelFile f = ParallelFile.open(comm, file.toString(), EnumSet.of(Mode.CREATE, Mode.RDWR),
-                    Hints.of(Map.of("direct_write", Boolean.toString(direct))),
+                    Hints.of(Map.of("direct_write", direct)),
                     s -> counting[0] = new SievingTest.Counting(s))) {
-                    assertEquals(Boolean.toString(direct), f.hints().asMap().get("direct_write"));
+                    assertEquals(direct, f.hints().asMap().get("direct_write"));
                     f.setView(0, Datatype.BYTE, tile, DataRepresentation.NATIVE);
                     final byte[] mine = new byte[2 << 20];
                     Arrays.fill(mine, (byte) (r + 1));
@@ -199,7 +217,7 @@ class DirectIoTest {
                     }
                 }
             });
-            if (direct) {
+            if (!direct.equals("false")) {
                 assertEquals(0, rankOneWrites[0], "with direct writes the aggregator writes rank 1's runs");
             } else {
                 assertTrue(rankOneWrites[0] > 0, "through the page cache rank 1 writes its own runs");

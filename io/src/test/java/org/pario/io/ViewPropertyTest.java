@@ -154,10 +154,16 @@ class ViewPropertyTest {
         if (rnd.nextBoolean()) {
             hints.put("striping_unit", Integer.toString(1 + rnd.nextInt(100)));
         }
-        if (rnd.nextInt(4) == 0) {
+        final int direct = rnd.nextInt(4);
+        if (direct == 0) {
             // the block-aligned middles of the larger accesses then bypass the page cache
             hints.put("direct_write", "true");
             hints.put("direct_read", "true");
+        } else if (direct == 1) {
+            // the default mode, with a threshold these small files reach: some writes direct, others not
+            hints.put("pario_direct_write_threshold", Integer.toString(4096 + rnd.nextInt(16384)));
+        } else if (direct == 2) {
+            hints.put("direct_write", "false");
         }
         return new Case(ranks, etype, filetypes, disps, offsets, counts, hints, rnd.nextLong(maxEnd / 2 + 1));
     }

@@ -18,7 +18,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  *
  * <p>With direct I/O asked for (ROMIO's {@code direct_write} and {@code direct_read} hints), the block-aligned
  * middle of each access goes through a second channel opened with {@code O_DIRECT}, staged through aligned
- * buffers, and the unaligned head and tail through the page cache; the kernel keeps the two coherent. Large
+ * buffers, and the unaligned head and tail through the page cache; the kernel keeps the two coherent. Writes can be
+ * direct from a size on ({@code direct_write=automatic}), so that small writes keep the page cache's help. Large
  * accesses then cost no page-cache memory (no allocation, no dirty-page throttling, no later writeback). Where the
  * file system refuses {@code O_DIRECT} (tmpfs before Linux 6.6), the file works as without it and
  * {@link #settingsInEffect()} says so.
@@ -31,12 +32,37 @@ public final class LocalStorage implements Storage {
     /**
      * Which accesses bypass the page cache.
      *
-     * @param read  reads
-     * @param write writes
+     * @param read          reads
+     * @param write         writes
+     * @param writeMinBytes writes shorter than this go through the page cache: 0 when every write with a whole
+     *                      aligned block in it is direct ({@code direct_write=true}), more for
+     *                      {@code direct_write=automatic}
      */
-    public record DirectIo(boolean read, boolean write) {
+    public record DirectIo(boolean read, boolean write, long writeMinBytes) {
         /** Everything through the page cache. */
         public static final DirectIo NONE = new DirectIo(false, false);
+
+        /** @throws IllegalArgumentException for a negative {@code writeMinBytes} */
+        public DirectIo {
+            if (writeMinBytes < 0) {
+                throw new IllegalArgumentException("writeMinBytes must be >= 0, got " + writeMinBytes);
+            }
+        }
+
+        /**
+         * Reads and writes direct or not, every size.
+         *
+         * @param read  reads
+         * @param write writes
+         */
+        public DirectIo(final boolean read, final boolean write) {
+            this(read, write, 0);
+        }
+
+        /** @return {@code direct_write} as reported: true, automatic (direct from a size on) or false */
+        String writeSetting() {
+            return !write ? "false" : writeMinBytes > 0 ? "automatic" : "true";
+        }
 
         /** @return whether any access is direct */
         boolean any() {
@@ -52,6 +78,8 @@ public final class LocalStorage implements Storage {
     /** What offsets, lengths and buffer addresses of direct accesses must be multiples of. */
     private final int directAlignment;
     private final ConcurrentLinkedQueue<ByteBuffer> staging = new ConcurrentLinkedQueue<>();
+    /** Bytes written through {@code O_DIRECT}: tests see from it which writes bypassed the page cache. */
+    private final java.util.concurrent.atomic.LongAdder directBytesWritten = new java.util.concurrent.atomic.LongAdder();
     private final Object fileKey;
     private final RangeLocks locks;
     private final long blockSize;
@@ -124,7 +152,7 @@ public final class LocalStorage implements Storage {
     /** @return {@code direct_read} and {@code direct_write} as in effect ({@code false} where refused) */
     @Override
     public Map<String, String> settingsInEffect() {
-        return Map.of("direct_read", Boolean.toString(direct.read()), "direct_write", Boolean.toString(direct.write()));
+        return Map.of("direct_read", Boolean.toString(direct.read()), "direct_write", direct.writeSetting());
     }
 
     private static long blockSize(final Path path) {
@@ -243,7 +271,8 @@ public final class LocalStorage implements Storage {
     public void write(final long position, final ByteBuffer src) throws IOException {
         final long middleStart = alignUp(position);
         final long middleEnd = alignDown(position + src.remaining());
-        if (!direct.write() || middleEnd - middleStart < directAlignment) {
+        final DirectIo now = direct;
+        if (!now.write() || src.remaining() < now.writeMinBytes() || middleEnd - middleStart < directAlignment) {
             writeBuffered(position, src);
             return;
         }
@@ -268,7 +297,7 @@ public final class LocalStorage implements Storage {
                             // after a short direct write the rest no longer starts on a block
                             writeBuffered(at + stage.position(), stage);
                         } else {
-                            directChannel.write(stage, at + stage.position());
+                            directBytesWritten.add(directChannel.write(stage, at + stage.position()));
                         }
                     }
                 } catch (IOException e) {
@@ -285,6 +314,11 @@ public final class LocalStorage implements Storage {
             staging.offer(stage);
         }
         writeBuffered(middleEnd, src);
+    }
+
+    /** @return the bytes written through {@code O_DIRECT} so far */
+    long directBytesWritten() {
+        return directBytesWritten.sum();
     }
 
     /** Turns direct I/O off for this file after the system refused a direct access. */

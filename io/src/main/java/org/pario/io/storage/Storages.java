@@ -61,10 +61,17 @@ public final class Storages {
             if (request.create()) {
                 o.add(request.exclusive() ? StandardOpenOption.CREATE_NEW : StandardOpenOption.CREATE);
             }
-            return new LocalStorage(localPath(location), o, new LocalStorage.DirectIo(
-                "true".equals(request.hints().get("direct_read")), "true".equals(request.hints().get("direct_write"))));
+            return new LocalStorage(localPath(location), o, directIo(request.hints()));
         }
         return provider(scheme).open(location, request);
+    }
+
+    /** @return which accesses the hints ask to bypass the page cache */
+    static LocalStorage.DirectIo directIo(final java.util.Map<String, String> hints) {
+        final String write = hints.getOrDefault("direct_write", "false");
+        final long threshold = Long.parseLong(hints.getOrDefault("pario_direct_write_threshold", "0"));
+        return new LocalStorage.DirectIo("true".equals(hints.get("direct_read")), !write.equals("false"),
+            write.equals("automatic") ? Math.max(1, threshold) : 0);
     }
 
     /** @return whether a location is on the local file system */
