@@ -80,8 +80,8 @@ final class IoBenchmark {
                 Hints.of(hints))) {
                 f.setView(0, Datatype.DOUBLE, ft, DataRepresentation.NATIVE);
                 if (me == 0) {
-                    // right before the timed read, as the C benchmark does: on this virtual machine a cold read
-                    // that starts seconds after the drop runs up to 3x slower (docs/benchmarks.md)
+                    // right before the timed read, as the C benchmark does, so that the wait after it (if any) is
+                    // the only time between drop and read (docs/benchmarks.md)
                     dropCaches();
                 }
                 world.barrier();
@@ -125,11 +125,25 @@ final class IoBenchmark {
         return -1;
     }
 
+    /**
+     * Drops the page cache, then waits {@code PARIO_BENCH_READ_SETTLE} seconds (default 0): on a virtual machine
+     * whose hypervisor takes back freed guest memory within seconds, a read that starts right after the drop fills
+     * the page cache from memory the drop has just freed, cheap only for a program whose own writes put it there;
+     * after the wait every program reads into the same cold memory (docs/benchmarks.md).
+     */
     private static void dropCaches() {
         try {
             Files.writeString(Path.of("/proc/sys/vm/drop_caches"), "3");
         } catch (IOException | SecurityException e) {
             System.out.println("# could not drop the page cache (not root): the read may come from memory");
+        }
+        final String settle = System.getenv("PARIO_BENCH_READ_SETTLE");
+        if (settle != null && !settle.isBlank()) {
+            try {
+                Thread.sleep((long) (Double.parseDouble(settle) * 1000));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 }

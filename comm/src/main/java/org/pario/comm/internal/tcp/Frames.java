@@ -200,13 +200,13 @@ final class Frames {
      * The frame of a message packed straight from memory into one buffer of the channel's allocator (direct and
      * pooled): no intermediate heap copy, and nothing for the socket layer to copy again before writing.
      */
-    static ByteBuf dataFrom(final ByteBufAllocator alloc, final int context, final int source, final int tag,
-                            final org.pario.datatypes.Memory memory, final org.pario.datatypes.Datatype type,
-                            final long count, final int bytes) {
+    static ByteBuf dataFrom(final java.util.function.IntFunction<ByteBuf> directBuffer, final int context,
+                            final int source, final int tag, final org.pario.datatypes.Memory memory,
+                            final org.pario.datatypes.Datatype type, final long count, final int bytes) {
         final String basic = MessageAccess.basicName(type);
         final byte[] name = basic == null ? new byte[0] : basic.getBytes(StandardCharsets.UTF_8);
         final int header = 27 + name.length;
-        final ByteBuf b = alloc.directBuffer(header + bytes);
+        final ByteBuf b = directBuffer.apply(header + bytes);
         try {
             b.writeInt(MAGIC).writeByte(DATA).writeInt(context).writeInt(source).writeInt(tag).writeShort(name.length)
                 .writeBytes(name).writeLong(bytes);

@@ -7,18 +7,21 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 
 /**
- * Large direct buffers kept for the next rendezvous message instead of being freed. The allocator hands out
- * buffers of several MiB as fresh memory, and the first touch of every page of it costs a fault: packing 64 MiB
+ * Large direct buffers kept for the next message instead of being freed. The allocator hands out buffers of a
+ * few hundred KiB and more as fresh memory, and the first touch of every page of it costs a fault: packing 64 MiB
  * into a fresh buffer took 40 ms on a 2-vCPU virtual machine, into a reused one 8 ms. Buffers from {@link #MIN}
- * bytes are sized in whole MiB and come back here once their data has been written (or dropped); a request takes
- * a spare of at least its size and at most twice it. Spares are kept up to a total of {@code limitBytes}
- * ({@code -Dpario.spareBufferBytes}, default 128 MiB per rank; 0 keeps none), the oldest given up first.
- * Thread-safe.
+ * bytes are sized in whole 64 KiB below 2 MiB and in whole MiB above, and come back here once their data has been
+ * written (or dropped); a request takes a spare of at least its size and at most twice it. Spares are kept up to
+ * a total of {@code limitBytes} ({@code -Dpario.spareBufferBytes}, default 128 MiB per rank; 0 keeps none), the
+ * oldest given up first. Thread-safe.
  */
 final class SpareBuffers {
-    /** Smaller buffers come from the allocator's pools, which already reuse their memory. */
-    static final int MIN = 2 << 20;
+    /** Smaller buffers come from the allocator's pools, which reuse their memory. */
+    static final int MIN = 128 << 10;
     private static final int MIB = 1 << 20;
+    /** Below this, sizes are rounded to whole {@link #SMALL_STEP}s, so a MiB message with its header wastes little. */
+    private static final int SMALL = 2 << 20;
+    private static final int SMALL_STEP = 64 << 10;
 
     private final ByteBufAllocator allocator;
     private final long limitBytes;
@@ -47,7 +50,8 @@ final class SpareBuffers {
                 }
             }
         }
-        final long rounded = ((long) size + MIB - 1) / MIB * MIB;
+        final long step = size < SMALL ? SMALL_STEP : MIB;
+        final long rounded = ((long) size + step - 1) / step * step;
         final int capacity = (int) Math.min(rounded, Integer.MAX_VALUE - 8);
         return allocator.directBuffer(capacity, capacity);
     }

@@ -337,9 +337,14 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
             park(worldDest, context, source, tag, memory, type, count, (int) bytes);
             return;
         }
-        // packed straight into one direct frame buffer, which a gate can write to the socket at once
-        write(worldDest, Frames.dataFrom(outbound[worldDest].alloc(), context, source, tag, memory, type, count,
-            (int) bytes));
+        // packed straight into one direct frame buffer, which a gate can write to the socket at once; a large one is
+        // kept beyond the write (which releases it once) to serve a later message
+        final ByteBuf frame = Frames.dataFrom(spareBuffers::take, context, source, tag, memory, type, count,
+            (int) bytes).retain();
+        write(worldDest, frame, f -> {
+                spareBuffers.give(frame);
+                failedSend(worldDest, f);
+            });
     }
 
     private boolean reserveCredit(final int dest, final long cost) {

@@ -48,7 +48,7 @@ class SpareBuffersTest {
         spares.give(shared);
         assertEquals(1, shared.refCnt(), "a buffer still referenced elsewhere is only released once, not kept");
         shared.release();
-        final ByteBuf small = spares.take(MIB);
+        final ByteBuf small = spares.take(SpareBuffers.MIN - 1);
         spares.give(small);
         assertEquals(0, small.refCnt(), "buffers below the minimum come from the pools and go back there");
         spares.close();
@@ -57,6 +57,20 @@ class SpareBuffersTest {
         final ByteBuf late = ByteBufAllocator.DEFAULT.directBuffer(4 * MIB, 4 * MIB);
         spares.give(late);
         assertEquals(0, late.refCnt(), "after close, buffers given back are freed");
+    }
+
+    @Test
+    void buffersBelowTwoMibAreSizedInWhole64KibSoAMibMessageWithItsHeaderWastesLittle() {
+        final SpareBuffers spares = new SpareBuffers(ByteBufAllocator.DEFAULT, 64L * MIB);
+        final ByteBuf eager = spares.take(MIB + 31);
+        assertEquals(MIB + (64 << 10), eager.capacity());
+        spares.give(eager);
+        assertSame(eager, spares.take(MIB), "reused for the next message of that size");
+        final ByteBuf smallest = spares.take(SpareBuffers.MIN);
+        assertEquals(SpareBuffers.MIN, smallest.capacity());
+        eager.release();
+        smallest.release();
+        spares.close();
     }
 
     @Test
