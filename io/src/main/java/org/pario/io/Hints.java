@@ -81,17 +81,8 @@ public final class Hints {
             }
             v.put(key, mode);
         }
-        final String directRead = v.get("direct_read").toLowerCase(Locale.ROOT);
-        if (!directRead.equals("true") && !directRead.equals("false")) {
-            throw ParioException.argument("hint direct_read must be true or false, got '" + v.get("direct_read") + "'");
-        }
-        v.put("direct_read", directRead);
-        final String directWrite = v.get("direct_write").toLowerCase(Locale.ROOT);
-        if (!directWrite.equals("true") && !directWrite.equals("false") && !directWrite.equals("automatic")) {
-            throw ParioException.argument("hint direct_write must be automatic, true or false, got '"
-                + v.get("direct_write") + "'");
-        }
-        v.put("direct_write", directWrite);
+        choose(v, "direct_read", "true", "false");
+        choose(v, "direct_write", "automatic", "true", "false");
         if (number(v, "pario_direct_write_threshold") < 0) {
             throw ParioException.argument("hint pario_direct_write_threshold must be >= 0, got "
                 + v.get("pario_direct_write_threshold"));
@@ -122,6 +113,18 @@ public final class Hints {
      */
     public static Hints of(final Map<String, String> hints) {
         return new Hints(hints);
+    }
+
+    /** Puts a hint's value in lower case, after checking it is one of {@code allowed} (in any case). */
+    private static void choose(final Map<String, String> v, final String key, final String... allowed) {
+        final String value = v.get(key).toLowerCase(Locale.ROOT);
+        if (!java.util.Arrays.asList(allowed).contains(value)) {
+            final String last = allowed[allowed.length - 1];
+            final String others = String.join(", ", java.util.Arrays.copyOf(allowed, allowed.length - 1));
+            throw ParioException.argument("hint " + key + " must be " + others + " or " + last + ", got '" + v.get(key)
+                + "'");
+        }
+        v.put(key, value);
     }
 
     private static long number(final Map<String, String> v, final String key) {

@@ -30,6 +30,7 @@ import org.pario.datatypes.DataRepresentation;
 import org.pario.datatypes.Datatype;
 import org.pario.datatypes.Distribution;
 import org.pario.datatypes.Order;
+import org.pario.io.storage.DiskDirectory;
 import org.pario.io.storage.LocalStorage;
 
 /**
@@ -46,17 +47,12 @@ class DirectIoTest {
 
     @BeforeEach
     void makeDirectory() throws IOException {
-        dir = Files.createTempDirectory(Files.createDirectories(Path.of("target", "direct-io")), "t");
+        dir = DiskDirectory.create("t");
     }
 
     @AfterEach
     void removeDirectory() throws IOException {
-        try (var files = Files.list(dir)) {
-            for (final Path p : files.toList()) {
-                Files.delete(p);
-            }
-        }
-        Files.delete(dir);
+        DiskDirectory.delete(dir);
     }
 
     private static LocalStorage directStorage(final Path file) throws IOException {

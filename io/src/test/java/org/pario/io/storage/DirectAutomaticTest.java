@@ -33,17 +33,12 @@ class DirectAutomaticTest {
 
     @BeforeEach
     void makeDirectory() throws IOException {
-        dir = Files.createTempDirectory(Files.createDirectories(Path.of("target", "direct-io")), "a");
+        dir = DiskDirectory.create("a");
     }
 
     @AfterEach
     void removeDirectory() throws IOException {
-        try (var files = Files.list(dir)) {
-            for (final Path p : files.toList()) {
-                Files.delete(p);
-            }
-        }
-        Files.delete(dir);
+        DiskDirectory.delete(dir);
     }
 
     @Test

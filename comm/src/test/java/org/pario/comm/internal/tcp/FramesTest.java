@@ -146,7 +146,8 @@ class FramesTest {
             MessageAccess.pack(0, 0, 1, Memory.of(one), Datatype.INT, 2)));
         wire.writeBytes(Frames.rts(ByteBufAllocator.DEFAULT, 0, 0, 3, "int", 400, 77));
         final int[] two = {9, 10, 11};
-        wire.writeBytes(Frames.dataFrom(ByteBufAllocator.DEFAULT::directBuffer, 0, 0, 2, Memory.of(two), Datatype.INT, 3, 12));
+        wire.writeBytes(Frames.dataFrom(ByteBufAllocator.DEFAULT::directBuffer, 0, 0, 2, Memory.of(two), Datatype.INT,
+            3, 12));
         ch.writeInbound(wire);
         assertEquals(java.util.List.of("expect tag 1", "message tag 1", "rts", "expect tag 2"), events);
         final java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(landed.toByteArray()).order(java.nio.ByteOrder.nativeOrder());
