@@ -44,9 +44,14 @@ import org.pario.ParioException;
  *       aggregates runs that independent writes would sieve</td></tr>
  *   <tr><td>{@code pario_direct_write_threshold}</td><td>bytes: with {@code direct_write=automatic}, writes at least
  *       this long are direct (default 1048576)</td></tr>
- *   <tr><td>{@code direct_read}</td><td>{@code false} (default) or {@code true}: the block-aligned part of every read
- *       bypasses the page cache. Off by default because direct reads lose the kernel's read-ahead
- *       (docs/benchmarks.md)</td></tr>
+ *   <tr><td>{@code direct_read}</td><td>{@code automatic} (default), {@code true} or {@code false}: the same for
+ *       reads, with {@code automatic} only reads of at least {@code pario_direct_read_threshold} bytes (aggregators'
+ *       windows, sieve windows, runs of a MiB and more). A large read then lands in the caller's memory without
+ *       filling page-cache memory first; small reads keep the kernel's read-ahead. With direct reads in effect,
+ *       automatic collective buffering also aggregates runs that independent reads would sieve, since a direct
+ *       sieve window fetches its neighbours' bytes from the disk for every rank</td></tr>
+ *   <tr><td>{@code pario_direct_read_threshold}</td><td>bytes: with {@code direct_read=automatic}, reads at least
+ *       this long are direct (default 1048576)</td></tr>
  * </table>
  */
 public final class Hints {
@@ -67,9 +72,10 @@ public final class Hints {
         v.put("cb_config_list", "*:1");
         v.put("striping_unit", "0");
         v.put("pario_cb_run_threshold", "1024");
-        v.put("direct_read", "false");
+        v.put("direct_read", "automatic");
         v.put("direct_write", "automatic");
         v.put("pario_direct_write_threshold", "1048576");
+        v.put("pario_direct_read_threshold", "1048576");
         for (final Map.Entry<String, String> e : given.entrySet()) {
             v.put(e.getKey().trim(), e.getValue().trim());
         }
@@ -81,11 +87,12 @@ public final class Hints {
             }
             v.put(key, mode);
         }
-        choose(v, "direct_read", "true", "false");
+        choose(v, "direct_read", "automatic", "true", "false");
         choose(v, "direct_write", "automatic", "true", "false");
-        if (number(v, "pario_direct_write_threshold") < 0) {
-            throw ParioException.argument("hint pario_direct_write_threshold must be >= 0, got "
-                + v.get("pario_direct_write_threshold"));
+        for (final String key : new String[] {"pario_direct_write_threshold", "pario_direct_read_threshold"}) {
+            if (number(v, key) < 0) {
+                throw ParioException.argument("hint " + key + " must be >= 0, got " + v.get(key));
+            }
         }
         if (number(v, "pario_cb_run_threshold") < 0) {
             throw ParioException.argument("hint pario_cb_run_threshold must be >= 0, got "
@@ -157,9 +164,12 @@ public final class Hints {
         return values;
     }
 
-    /** @return whether writes may bypass the page cache ({@code direct_write} true or automatic) */
-    boolean directWrites() {
-        return !values.get("direct_write").equals("false");
+    /**
+     * @param write writes or reads
+     * @return whether they may bypass the page cache ({@code direct_write} or {@code direct_read} true or automatic)
+     */
+    boolean direct(final boolean write) {
+        return !values.get(write ? "direct_write" : "direct_read").equals("false");
     }
 
     /** @return the sieve window for independent reads, or 0 when sieving is disabled */

@@ -301,14 +301,17 @@ final class TwoPhase {
      * @return the run length from which automatic mode leaves a collective access to independent accesses. With
      *     direct writes in effect, runs short enough to be sieved aggregate too: a sieved write's
      *     read-modify-write goes through {@code O_DIRECT} without the page cache's help, while an aggregator's
-     *     windows are the large aligned writes direct I/O is good at
+     *     windows are the large aligned writes direct I/O is good at. The same holds for direct reads: every rank's
+     *     direct sieve window fetches the other ranks' bytes from the disk, where the page cache would have read
+     *     them once for all
      */
     private long runThreshold(final boolean write) {
         final long threshold = hints.number("pario_cb_run_threshold");
-        if (!write || !hints.directWrites() || hints.writeSieveBytes() == 0) {
+        final int sieve = write ? hints.writeSieveBytes() : hints.readSieveBytes();
+        if (!hints.direct(write) || sieve == 0) {
             return threshold;
         }
-        return Math.max(threshold, Math.min(hints.writeSieveBytes(), hints.directRunBytes(true)));
+        return Math.max(threshold, Math.min(sieve, hints.directRunBytes(write)));
     }
 
     /** Runs looked at to estimate a rank's run length. */

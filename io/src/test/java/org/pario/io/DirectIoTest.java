@@ -130,22 +130,24 @@ class DirectIoTest {
         final ParioException e = assertThrows(ParioException.class, () -> Hints.of(Map.of("direct_write", "yes")));
         assertEquals("hint direct_write must be automatic, true or false, got 'yes'", e.getMessage());
         final ParioException r = assertThrows(ParioException.class, () -> Hints.of(Map.of("direct_read",
-            "automatic")));
-        assertEquals("hint direct_read must be true or false, got 'automatic'", r.getMessage());
-        final ParioException t = assertThrows(ParioException.class, () -> Hints.of(Map.of(
-            "pario_direct_write_threshold", "-1")));
-        assertEquals("hint pario_direct_write_threshold must be >= 0, got -1", t.getMessage());
-        assertEquals("false", Hints.DEFAULT.asMap().get("direct_read"));
+            "sometimes")));
+        assertEquals("hint direct_read must be automatic, true or false, got 'sometimes'", r.getMessage());
+        for (final String key : new String[] {"pario_direct_write_threshold", "pario_direct_read_threshold"}) {
+            final ParioException t = assertThrows(ParioException.class, () -> Hints.of(Map.of(key, "-1")));
+            assertEquals("hint " + key + " must be >= 0, got -1", t.getMessage());
+        }
+        assertEquals("automatic", Hints.DEFAULT.asMap().get("direct_read"));
         assertEquals("automatic", Hints.DEFAULT.asMap().get("direct_write"));
         assertEquals("1048576", Hints.DEFAULT.asMap().get("pario_direct_write_threshold"));
+        assertEquals("1048576", Hints.DEFAULT.asMap().get("pario_direct_read_threshold"));
         final Path file = dir.resolve("hints.bin");
         for (final String[] asked : new String[][] {{"TRUE", "true"}, {"Automatic", "automatic"}, {"false", "false"}}) {
             Files.deleteIfExists(file);
             LocalCluster.run(2, comm -> {
                 try (ParallelFile f = ParallelFile.open(comm, file.toString(), EnumSet.of(Mode.CREATE, Mode.RDWR),
-                    Hints.of(Map.of("direct_write", asked[0])))) {
+                    Hints.of(Map.of("direct_write", asked[0], "direct_read", asked[0])))) {
                     assertEquals(asked[1], f.hints().asMap().get("direct_write"));
-                    assertEquals("false", f.hints().asMap().get("direct_read"));
+                    assertEquals(asked[1], f.hints().asMap().get("direct_read"));
                 }
             });
         }
@@ -154,6 +156,7 @@ class DirectIoTest {
         LocalCluster.run(2, comm -> {
             try (ParallelFile f = ParallelFile.open(comm, file.toString(), EnumSet.of(Mode.CREATE, Mode.RDWR))) {
                 assertEquals("automatic", f.hints().asMap().get("direct_write"));
+                assertEquals("automatic", f.hints().asMap().get("direct_read"));
             }
         });
     }
@@ -222,6 +225,48 @@ class DirectIoTest {
             assertEquals(4 << 20, got.length);
             for (int i = 0; i < got.length; i += 512) {
                 assertEquals((byte) ((i % 4096) / 2048 + 1), got[i], "byte " + i);
+            }
+        }
+    }
+
+    @Test
+    void withDirectReadsAutomaticModeAggregatesRunsThatWouldBeSieved() throws IOException {
+        // 2 KiB runs, every other one each rank's: read independently (sieved) through the page cache, by the one
+        // aggregator (rank 0) with direct reads, automatic (the default) or always
+        final Path file = dir.resolve("read-runs.bin");
+        final byte[] data = new byte[4 << 20];
+        for (int i = 0; i < data.length; i++) {
+            data[i] = (byte) (i / 2048 * 7 + i % 251);
+        }
+        Files.write(file, data);
+        for (final String direct : new String[] {"false", "true", "automatic"}) {
+            final int[] rankOneReads = new int[1];
+            LocalCluster.run(2, comm -> {
+                final int r = comm.rank();
+                final Datatype tile = Datatype.resized(Datatype.hindexed(new long[] {2048}, new long[] {2048L * r},
+                    Datatype.BYTE), 0, 4096);
+                final SievingTest.Counting[] counting = new SievingTest.Counting[1];
+                try (ParallelFile f = ParallelFile.open(comm, file.toString(), EnumSet.of(Mode.RDONLY),
+                    Hints.of(Map.of("direct_read", direct)), s -> counting[0] = new SievingTest.Counting(s))) {
+                    assertEquals(direct, f.hints().asMap().get("direct_read"));
+                    f.setView(0, Datatype.BYTE, tile, DataRepresentation.NATIVE);
+                    final byte[] mine = new byte[2 << 20];
+                    assertEquals(mine.length, f.readAll(mine, mine.length, Datatype.BYTE).bytes());
+                    for (int i = 0; i < mine.length; i++) {
+                        final int at = i / 2048 * 4096 + 2048 * r + i % 2048;
+                        if (mine[i] != data[at]) {
+                            assertEquals(data[at], mine[i], "rank " + r + ", file byte " + at + " (" + direct + ")");
+                        }
+                    }
+                    if (r == 1) {
+                        rankOneReads[0] = counting[0].reads.get();
+                    }
+                }
+            });
+            if (!direct.equals("false")) {
+                assertEquals(0, rankOneReads[0], "with direct reads the aggregator reads rank 1's runs");
+            } else {
+                assertTrue(rankOneReads[0] > 0, "through the page cache rank 1 reads its own runs");
             }
         }
     }

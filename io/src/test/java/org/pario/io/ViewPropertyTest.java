@@ -160,10 +160,12 @@ class ViewPropertyTest {
             hints.put("direct_write", "true");
             hints.put("direct_read", "true");
         } else if (direct == 1) {
-            // the default mode, with a threshold these small files reach: some writes direct, others not
+            // the default mode, with thresholds these small files reach: some accesses direct, others not
             hints.put("pario_direct_write_threshold", Integer.toString(4096 + rnd.nextInt(16384)));
+            hints.put("pario_direct_read_threshold", Integer.toString(4096 + rnd.nextInt(16384)));
         } else if (direct == 2) {
             hints.put("direct_write", "false");
+            hints.put("direct_read", "false");
         }
         return new Case(ranks, etype, filetypes, disps, offsets, counts, hints, rnd.nextLong(maxEnd / 2 + 1));
     }

@@ -18,8 +18,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  *
  * <p>With direct I/O asked for (ROMIO's {@code direct_write} and {@code direct_read} hints), the block-aligned
  * middle of each access goes through a second channel opened with {@code O_DIRECT}, staged through aligned
- * buffers, and the unaligned head and tail through the page cache; the kernel keeps the two coherent. Writes can be
- * direct from a size on ({@code direct_write=automatic}), so that small writes keep the page cache's help. Large
+ * buffers, and the unaligned head and tail through the page cache; the kernel keeps the two coherent. Reads and
+ * writes can be direct from a size on ({@code automatic}), so that small ones keep the page cache's help. Large
  * accesses then cost no page-cache memory (no allocation, no dirty-page throttling, no later writeback). Where the
  * file system refuses {@code O_DIRECT} (tmpfs before Linux 6.6), the file works as without it and
  * {@link #settingsInEffect()} says so.
@@ -34,18 +34,19 @@ public final class LocalStorage implements Storage {
      *
      * @param read          reads
      * @param write         writes
-     * @param writeMinBytes writes shorter than this go through the page cache: 0 when every write with a whole
-     *                      aligned block in it is direct ({@code direct_write=true}), more for
-     *                      {@code direct_write=automatic}
+     * @param readMinBytes  reads shorter than this go through the page cache: 0 when every read with a whole aligned
+     *                      block in it is direct ({@code direct_read=true}), more for {@code direct_read=automatic}
+     * @param writeMinBytes the same for writes ({@code direct_write})
      */
-    public record DirectIo(boolean read, boolean write, long writeMinBytes) {
+    public record DirectIo(boolean read, boolean write, long readMinBytes, long writeMinBytes) {
         /** Everything through the page cache. */
         public static final DirectIo NONE = new DirectIo(false, false);
 
-        /** @throws IllegalArgumentException for a negative {@code writeMinBytes} */
+        /** @throws IllegalArgumentException for a negative {@code readMinBytes} or {@code writeMinBytes} */
         public DirectIo {
-            if (writeMinBytes < 0) {
-                throw new IllegalArgumentException("writeMinBytes must be >= 0, got " + writeMinBytes);
+            if (readMinBytes < 0 || writeMinBytes < 0) {
+                throw new IllegalArgumentException("readMinBytes and writeMinBytes must be >= 0, got " + readMinBytes
+                    + " and " + writeMinBytes);
             }
         }
 
@@ -56,12 +57,21 @@ public final class LocalStorage implements Storage {
          * @param write writes
          */
         public DirectIo(final boolean read, final boolean write) {
-            this(read, write, 0);
+            this(read, write, 0, 0);
         }
 
-        /** @return {@code direct_write} as reported: true, automatic (direct from a size on) or false */
+        /** @return {@code direct_read} as reported: true, automatic (direct from a size on) or false */
+        String readSetting() {
+            return setting(read, readMinBytes);
+        }
+
+        /** @return {@code direct_write} as reported */
         String writeSetting() {
-            return !write ? "false" : writeMinBytes > 0 ? "automatic" : "true";
+            return setting(write, writeMinBytes);
+        }
+
+        private static String setting(final boolean on, final long minBytes) {
+            return !on ? "false" : minBytes > 0 ? "automatic" : "true";
         }
 
         /** @return whether any access is direct */
@@ -80,6 +90,8 @@ public final class LocalStorage implements Storage {
     private final ConcurrentLinkedQueue<ByteBuffer> staging = new ConcurrentLinkedQueue<>();
     /** Bytes written through {@code O_DIRECT}: tests see from it which writes bypassed the page cache. */
     private final java.util.concurrent.atomic.LongAdder directBytesWritten = new java.util.concurrent.atomic.LongAdder();
+    /** Bytes read through {@code O_DIRECT}, for the same reason. */
+    private final java.util.concurrent.atomic.LongAdder directBytesRead = new java.util.concurrent.atomic.LongAdder();
     private final Object fileKey;
     private final RangeLocks locks;
     private final long blockSize;
@@ -152,7 +164,7 @@ public final class LocalStorage implements Storage {
     /** @return {@code direct_read} and {@code direct_write} as in effect ({@code false} where refused) */
     @Override
     public Map<String, String> settingsInEffect() {
-        return Map.of("direct_read", Boolean.toString(direct.read()), "direct_write", direct.writeSetting());
+        return Map.of("direct_read", direct.readSetting(), "direct_write", direct.writeSetting());
     }
 
     private static long blockSize(final Path path) {
@@ -208,7 +220,8 @@ public final class LocalStorage implements Storage {
     public long read(final long position, final ByteBuffer dst) throws IOException {
         final long middleStart = alignUp(position);
         final long middleEnd = alignDown(position + dst.remaining());
-        if (!direct.read() || middleEnd - middleStart < directAlignment) {
+        final DirectIo now = direct;
+        if (!now.read() || dst.remaining() < now.readMinBytes() || middleEnd - middleStart < directAlignment) {
             return readBuffered(position, dst);
         }
         final int end = dst.limit();
@@ -229,9 +242,11 @@ public final class LocalStorage implements Storage {
                 // direct read may start
                 try {
                     while (stage.hasRemaining() && stage.position() % directAlignment == 0) {
-                        if (directChannel.read(stage, at + stage.position()) <= 0) {
+                        final int n = directChannel.read(stage, at + stage.position());
+                        if (n <= 0) {
                             break;
                         }
+                        directBytesRead.add(n);
                     }
                 } catch (IOException e) {
                     refused("read", e);
@@ -319,6 +334,11 @@ public final class LocalStorage implements Storage {
     /** @return the bytes written through {@code O_DIRECT} so far */
     long directBytesWritten() {
         return directBytesWritten.sum();
+    }
+
+    /** @return bytes read through {@code O_DIRECT} so far */
+    long directBytesRead() {
+        return directBytesRead.sum();
     }
 
     /** Turns direct I/O off for this file after the system refused a direct access. */

@@ -68,10 +68,16 @@ public final class Storages {
 
     /** @return which accesses the hints ask to bypass the page cache */
     static LocalStorage.DirectIo directIo(final java.util.Map<String, String> hints) {
+        final String read = hints.getOrDefault("direct_read", "false");
         final String write = hints.getOrDefault("direct_write", "false");
-        final long threshold = Long.parseLong(hints.getOrDefault("pario_direct_write_threshold", "0"));
-        return new LocalStorage.DirectIo("true".equals(hints.get("direct_read")), !write.equals("false"),
-            write.equals("automatic") ? Math.max(1, threshold) : 0);
+        return new LocalStorage.DirectIo(!read.equals("false"), !write.equals("false"),
+            minBytes(read, hints.get("pario_direct_read_threshold")),
+            minBytes(write, hints.get("pario_direct_write_threshold")));
+    }
+
+    /** @return the shortest direct access for a direct_read or direct_write setting and its threshold hint */
+    private static long minBytes(final String setting, final String threshold) {
+        return setting.equals("automatic") ? Math.max(1, threshold == null ? 0 : Long.parseLong(threshold)) : 0;
     }
 
     /** @return whether a location is on the local file system */

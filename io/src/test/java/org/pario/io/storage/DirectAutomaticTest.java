@@ -20,8 +20,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * {@code direct_write=automatic}: writes from the threshold on bypass the page cache (their aligned middle), shorter
- * ones do not, and the file holds every byte either way. The file lives under the build directory, on the disk the
+ * {@code direct_write=automatic} and {@code direct_read=automatic}: accesses from the threshold on bypass the page
+ * cache (their aligned middle), shorter ones do not, and the file holds and gives back every byte either way. The file lives under the build directory, on the disk the
  * project is checked out on, because a temporary directory may be a file system that refuses {@code O_DIRECT}.
  */
 @Timeout(30)
@@ -46,7 +46,7 @@ class DirectAutomaticTest {
         final Path file = dir.resolve("auto.bin");
         final byte[] data = new byte[(3 << 20) + 777];
         new Random(11).nextBytes(data);
-        try (LocalStorage s = new LocalStorage(file, CREATE_RW, new LocalStorage.DirectIo(false, true, THRESHOLD))) {
+        try (LocalStorage s = new LocalStorage(file, CREATE_RW, new LocalStorage.DirectIo(false, true, 0, THRESHOLD))) {
             assertEquals(Map.of("direct_read", "false", "direct_write", "automatic"), s.settingsInEffect(),
                 "the file system under " + file.toAbsolutePath() + " refuses O_DIRECT, so this test cannot check it");
             // one byte short of the threshold, though it holds whole aligned blocks: the page cache takes it
@@ -63,6 +63,31 @@ class DirectAutomaticTest {
             final ByteBuffer first = ByteBuffer.allocate(THRESHOLD - 1);
             assertEquals(THRESHOLD - 1, s.read(0, first));
             assertArrayEquals(Arrays.copyOf(data, THRESHOLD - 1), first.array());
+            assertEquals(0, s.directBytesRead(), "direct_read is off");
+        }
+    }
+
+    @Test
+    void readsFromTheThresholdOnAreDirectAndShorterOnesAreNot() throws IOException {
+        final Path file = dir.resolve("auto-read.bin");
+        final byte[] data = new byte[(3 << 20) + 777];
+        new Random(13).nextBytes(data);
+        Files.write(file, data);
+        try (LocalStorage s = new LocalStorage(file, CREATE_RW, new LocalStorage.DirectIo(true, false, THRESHOLD, 0))) {
+            assertEquals(Map.of("direct_read", "automatic", "direct_write", "false"), s.settingsInEffect(),
+                "the file system under " + file.toAbsolutePath() + " refuses O_DIRECT, so this test cannot check it");
+            final ByteBuffer shorter = ByteBuffer.allocate(THRESHOLD - 1);
+            assertEquals(THRESHOLD - 1, s.read(0, shorter));
+            assertEquals(0, s.directBytesRead());
+            assertArrayEquals(Arrays.copyOf(data, THRESHOLD - 1), shorter.array());
+            // from an unaligned offset to past the end of the file: the head and the partial last block through the
+            // page cache, the whole blocks between directly, and the count says where the file ended
+            final int at = 100;
+            final ByteBuffer back = ByteBuffer.allocate(data.length);
+            assertEquals(data.length - at, s.read(at, back));
+            assertEquals(wholeBlocks(at, data.length - at, s), s.directBytesRead());
+            assertArrayEquals(Arrays.copyOfRange(data, at, data.length), Arrays.copyOf(back.array(), data.length - at));
+            assertEquals(0, s.directBytesWritten());
         }
     }
 
@@ -96,13 +121,17 @@ class DirectAutomaticTest {
 
     @Test
     void theHintsChooseTheMode() {
-        assertEquals(new LocalStorage.DirectIo(false, true, 1 << 20), Storages.directIo(Map.of("direct_write",
-            "automatic", "pario_direct_write_threshold", "1048576")));
+        assertEquals(new LocalStorage.DirectIo(true, true, 1 << 20, 1 << 20), Storages.directIo(Map.of("direct_write",
+            "automatic", "pario_direct_write_threshold", "1048576", "direct_read", "automatic",
+            "pario_direct_read_threshold", "1048576")));
         // a threshold of 0 still means "automatic": reported as such, and every whole block is direct
-        assertEquals(new LocalStorage.DirectIo(true, true, 1), Storages.directIo(Map.of("direct_write", "automatic",
+        assertEquals(new LocalStorage.DirectIo(true, true, 0, 1), Storages.directIo(Map.of("direct_write", "automatic",
             "pario_direct_write_threshold", "0", "direct_read", "true")));
-        assertEquals(new LocalStorage.DirectIo(false, true, 0), Storages.directIo(Map.of("direct_write", "true")));
+        assertEquals(new LocalStorage.DirectIo(true, false, 1, 0), Storages.directIo(Map.of("direct_read",
+            "automatic", "pario_direct_read_threshold", "0")));
+        assertEquals(new LocalStorage.DirectIo(false, true, 0, 0), Storages.directIo(Map.of("direct_write", "true")));
         assertEquals(LocalStorage.DirectIo.NONE, Storages.directIo(Map.of()));
-        assertThrows(IllegalArgumentException.class, () -> new LocalStorage.DirectIo(false, true, -1));
+        assertThrows(IllegalArgumentException.class, () -> new LocalStorage.DirectIo(false, true, 0, -1));
+        assertThrows(IllegalArgumentException.class, () -> new LocalStorage.DirectIo(true, false, -1, 0));
     }
 }
