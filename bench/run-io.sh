@@ -2,8 +2,9 @@
 # Collective I/O side by side: a distributed N^3 array of doubles written (synced) and read collectively by
 # MPICH's ROMIO, Open MPI's OMPIO, Open MPI's ROMIO and Pario, for darray BLOCK on two grids and CYCLIC(1), with
 # 4 and 2 ranks, on the same disk in the same run, beside a plain sequential write of the same bytes (the limit).
-# Pario runs twice: with default hints (large writes bypass the page cache: direct_write=automatic), and as
-# "Pario-buffered" with direct_write=false, everything through the page cache as in the C stacks.
+# Pario runs twice: with default hints (large reads and writes bypass the page cache: direct_read=automatic,
+# direct_write=automatic), and as "Pario-buffered" with direct_read=false and direct_write=false, everything through
+# the page cache as in the C stacks.
 # Installs MPICH and Open MPI (apt-get) when missing. Prints one table per rank count: MiB/s per stack, Pario's
 # ratio to the best C stack, and peak resident memory (largest rank / all ranks, MiB). Writes and reads of this
 # size on a virtual disk vary a lot from run to run, so the BLOCK patterns and the sequential limit run REPS
@@ -72,7 +73,7 @@ for n in ${PARIO_BENCH_RANKS:-4 2}; do
             "$out/io_openmpi" "$p" "$edge" "$file"
         run Pario java -jar "$root/cli/target/pario.jar" bench io -n "$n" --size "$edge" --pattern "$p" --file "$file"
         run Pario-buffered java -jar "$root/cli/target/pario.jar" bench io -n "$n" --size "$edge" --pattern "$p" \
-            --file "$file" --hint direct_write=false
+            --file "$file" --hint direct_write=false --hint direct_read=false
     done
 done
 awk '
