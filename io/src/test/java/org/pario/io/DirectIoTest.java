@@ -200,8 +200,7 @@ class DirectIoTest {
             final int[] rankOneWrites = new int[1];
             LocalCluster.run(2, comm -> {
                 final int r = comm.rank();
-                final Datatype tile = Datatype.resized(Datatype.hindexed(new long[] {2048}, new long[] {2048L * r},
-                    Datatype.BYTE), 0, 4096);
+                final Datatype tile = everyOther2KiB(r);
                 final SievingTest.Counting[] counting = new SievingTest.Counting[1];
                 try (ParallelFile f = ParallelFile.open(comm, file.toString(), EnumSet.of(Mode.CREATE, Mode.RDWR),
                     Hints.of(Map.of("direct_write", direct)),
@@ -216,11 +215,7 @@ class DirectIoTest {
                     }
                 }
             });
-            if (!direct.equals("false")) {
-                assertEquals(0, rankOneWrites[0], "with direct writes the aggregator writes rank 1's runs");
-            } else {
-                assertTrue(rankOneWrites[0] > 0, "through the page cache rank 1 writes its own runs");
-            }
+            assertAggregatedUnlessBuffered(direct, rankOneWrites[0], "writes");
             final byte[] got = Files.readAllBytes(file);
             assertEquals(4 << 20, got.length);
             for (int i = 0; i < got.length; i += 512) {
@@ -243,8 +238,7 @@ class DirectIoTest {
             final int[] rankOneReads = new int[1];
             LocalCluster.run(2, comm -> {
                 final int r = comm.rank();
-                final Datatype tile = Datatype.resized(Datatype.hindexed(new long[] {2048}, new long[] {2048L * r},
-                    Datatype.BYTE), 0, 4096);
+                final Datatype tile = everyOther2KiB(r);
                 final SievingTest.Counting[] counting = new SievingTest.Counting[1];
                 try (ParallelFile f = ParallelFile.open(comm, file.toString(), EnumSet.of(Mode.RDONLY),
                     Hints.of(Map.of("direct_read", direct)), s -> counting[0] = new SievingTest.Counting(s))) {
@@ -263,11 +257,24 @@ class DirectIoTest {
                     }
                 }
             });
-            if (!direct.equals("false")) {
-                assertEquals(0, rankOneReads[0], "with direct reads the aggregator reads rank 1's runs");
-            } else {
-                assertTrue(rankOneReads[0] > 0, "through the page cache rank 1 reads its own runs");
-            }
+            assertAggregatedUnlessBuffered(direct, rankOneReads[0], "reads");
+        }
+    }
+
+    /** @return a filetype giving rank {@code r} of 2 the {@code r}-th 2 KiB of every 4 KiB */
+    private static Datatype everyOther2KiB(final int r) {
+        return Datatype.resized(Datatype.hindexed(new long[] {2048}, new long[] {2048L * r}, Datatype.BYTE), 0, 4096);
+    }
+
+    /**
+     * Rank 1's storage calls: none when direct I/O is in effect (the one aggregator, rank 0, makes them), some when
+     * everything goes through the page cache (rank 1 accesses its own runs).
+     */
+    private static void assertAggregatedUnlessBuffered(final String direct, final int rankOneCalls, final String what) {
+        if (!direct.equals("false")) {
+            assertEquals(0, rankOneCalls, "with direct " + what + " the aggregator " + what + " rank 1's runs");
+        } else {
+            assertTrue(rankOneCalls > 0, "through the page cache rank 1 " + what + " its own runs");
         }
     }
 
