@@ -89,14 +89,11 @@ public final class Hints {
         }
         choose(v, "direct_read", "automatic", "true", "false");
         choose(v, "direct_write", "automatic", "true", "false");
-        for (final String key : new String[] {"pario_direct_write_threshold", "pario_direct_read_threshold"}) {
+        for (final String key : new String[] {"pario_direct_write_threshold", "pario_direct_read_threshold",
+            "pario_cb_run_threshold"}) {
             if (number(v, key) < 0) {
                 throw ParioException.argument("hint " + key + " must be >= 0, got " + v.get(key));
             }
-        }
-        if (number(v, "pario_cb_run_threshold") < 0) {
-            throw ParioException.argument("hint pario_cb_run_threshold must be >= 0, got "
-                + v.get("pario_cb_run_threshold"));
         }
         for (final String key : new String[] {"ind_rd_buffer_size", "ind_wr_buffer_size", "cb_buffer_size"}) {
             final long size = number(v, key);
