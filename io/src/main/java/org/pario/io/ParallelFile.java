@@ -39,6 +39,8 @@ public final class ParallelFile implements AutoCloseable {
     private final Set<Mode> modes;
     private final Storage storage;
     private final Hints hints;
+    /** Packing buffers for independent accesses. */
+    private final Chunks chunks;
     /** The collective engine; also holds every rank's view. */
     private TwoPhase twoPhase;
     private FileView view = FileView.DEFAULT;
@@ -56,6 +58,7 @@ public final class ParallelFile implements AutoCloseable {
         this.path = path;
         this.modes = modes;
         this.storage = storage;
+        this.chunks = new Chunks(CHUNK, storage.preferredBlockSize(), storage.prefersDirectBuffers());
     }
 
     /**
@@ -342,7 +345,7 @@ public final class ParallelFile implements AutoCloseable {
             checkReadable();
         }
         return Views.transfer(storage, view, write, Memory.ofObject(buf), count, type, offset,
-            new Views.Access(CHUNK, hints.readSieveBytes(), hints.writeSieveBytes(), hints.directRunBytes(write),
+            new Views.Access(chunks, hints.readSieveBytes(), hints.writeSieveBytes(), hints.directRunBytes(write),
                 atomic, moved));
     }
 

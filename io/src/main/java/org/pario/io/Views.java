@@ -89,7 +89,7 @@ final class Views {
     /**
      * How one rank's independent access moves its data.
      *
-     * @param chunk      packed bytes moved between memory and the file per step
+     * @param chunks     the buffers packed bytes move through between memory and the file, a buffer per step
      * @param readSieve  the read sieve window in bytes, or 0 for one storage read per run
      * @param writeSieve the write sieve window in bytes, or 0 for one storage write per run and no locks
      * @param directRun  runs at least this long are read or written on their own, not sieved: for them a storage
@@ -97,7 +97,7 @@ final class Views {
      * @param atomic     the whole access holds one byte-range lock over the bytes it can touch (atomic mode)
      * @param moved      told the bytes of this access moved so far, a chunk at a time; or null
      */
-    record Access(int chunk, int readSieve, int writeSieve, int directRun, boolean atomic,
+    record Access(Chunks chunks, int readSieve, int writeSieve, int directRun, boolean atomic,
                   java.util.function.LongConsumer moved) {
     }
 
@@ -137,7 +137,7 @@ final class Views {
         final long start = Math.multiplyExact(offset, esize);
         final long end = Math.addExact(start, bytes);
         final Cursor file = v.filetype().cursor((end + fsize - 1) / fsize).seek(start).limit(end);
-        final ByteBuffer chunk = ByteBuffer.allocate((int) Math.min(bytes, access.chunk()));
+        final ByteBuffer chunk = access.chunks().take();
         final boolean canLock = storage.capabilities().contains(Storage.Capability.LOCK);
         AutoCloseable whole = null;
         try {
@@ -158,6 +158,7 @@ final class Views {
         } catch (IOException e) {
             throw new ParioException(ErrorCategory.IO, (write ? "write" : "read") + " failed: " + e, e);
         } finally {
+            access.chunks().give(chunk);
             if (whole != null) {
                 try {
                     whole.close();

@@ -17,8 +17,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * concatenation.
  *
  * <p>With direct I/O asked for (ROMIO's {@code direct_write} and {@code direct_read} hints), the block-aligned
- * middle of each access goes through a second channel opened with {@code O_DIRECT}, staged through aligned
- * buffers, and the unaligned head and tail through the page cache; the kernel keeps the two coherent. Reads and
+ * middle of each access goes through a second channel opened with {@code O_DIRECT}, straight from or into the
+ * caller's buffer when that is a direct buffer aligned there too, else staged through aligned buffers, and the unaligned head and tail through the page cache; the kernel keeps the two coherent. Reads and
  * writes can be direct from a size on ({@code automatic}), so that small ones keep the page cache's help. Large
  * accesses then cost no page-cache memory (no allocation, no dirty-page throttling, no later writeback). Where the
  * file system refuses {@code O_DIRECT} (tmpfs before Linux 6.6), the file works as without it and
@@ -92,6 +92,8 @@ public final class LocalStorage implements Storage {
     private final java.util.concurrent.atomic.LongAdder directBytesWritten = new java.util.concurrent.atomic.LongAdder();
     /** Bytes read through {@code O_DIRECT}, for the same reason. */
     private final java.util.concurrent.atomic.LongAdder directBytesRead = new java.util.concurrent.atomic.LongAdder();
+    /** Bytes of direct accesses copied through a staging buffer, for the same reason. */
+    private final java.util.concurrent.atomic.LongAdder stagedBytes = new java.util.concurrent.atomic.LongAdder();
     private final Object fileKey;
     private final RangeLocks locks;
     private final long blockSize;
@@ -176,6 +178,12 @@ public final class LocalStorage implements Storage {
         }
     }
 
+    /** @return true: a file channel copies a heap buffer through a temporary direct one, and direct I/O stages it */
+    @Override
+    public boolean prefersDirectBuffers() {
+        return true;
+    }
+
     @Override
     public long preferredBlockSize() {
         return blockSize;
@@ -234,6 +242,18 @@ public final class LocalStorage implements Storage {
                 return done;
             }
         }
+        if (aligned(dst)) {
+            // the head is done: the buffer's position is where the middle starts
+            final int from = dst.position();
+            final ByteBuffer middle = dst.slice(from, (int) (middleEnd - middleStart));
+            final long got = readDirectInto(middle, middleStart);
+            dst.position(from + (int) got);
+            done += got;
+            if (got < middleEnd - middleStart) {
+                return done;
+            }
+            return done + readBuffered(middleEnd, dst);
+        }
         final ByteBuffer stage = takeStaging();
         try {
             for (long at = middleStart; at < middleEnd; ) {
@@ -256,6 +276,7 @@ public final class LocalStorage implements Storage {
                 }
                 final int wanted = stage.limit();
                 final int got = stage.position();
+                stagedBytes.add(got);
                 stage.flip();
                 dst.put(stage);
                 done += got;
@@ -268,6 +289,40 @@ public final class LocalStorage implements Storage {
             staging.offer(stage);
         }
         return done + readBuffered(middleEnd, dst);
+    }
+
+    /**
+     * Whether the block-aligned middle of an access, starting at the buffer's position, may go between the disk
+     * and the caller's buffer with no staging copy: a direct buffer whose memory there is aligned too.
+     */
+    private boolean aligned(final ByteBuffer b) {
+        return b.isDirect() && Integer.bitCount(directAlignment) == 1
+            && b.alignmentOffset(b.position(), directAlignment) == 0;
+    }
+
+    /**
+     * Reads an aligned stretch straight into the caller's aligned direct buffer; after a refused read or a short
+     * one (the end of the file, possibly mid-block) the rest goes through the page cache.
+     *
+     * @return the bytes read, fewer than asked only at the end of the file
+     */
+    private long readDirectInto(final ByteBuffer middle, final long at) throws IOException {
+        try {
+            while (middle.hasRemaining() && middle.position() % directAlignment == 0) {
+                final int n = directChannel.read(middle, at + middle.position());
+                if (n <= 0) {
+                    break;
+                }
+                directBytesRead.add(n);
+            }
+        } catch (IOException e) {
+            refused("read", e);
+        }
+        if (middle.hasRemaining() && middle.position() % directAlignment != 0) {
+            // a short direct read ended inside the last block of the file: nothing more to read there
+            return middle.position();
+        }
+        return middle.position() + readBuffered(at + middle.position(), middle);
     }
 
     private long readBuffered(final long position, final ByteBuffer dst) throws IOException {
@@ -297,6 +352,15 @@ public final class LocalStorage implements Storage {
             writeBuffered(position, src);
             src.limit(end);
         }
+        if (aligned(src)) {
+            // the head is done: the buffer's position is where the middle starts
+            final int from = src.position();
+            final ByteBuffer middle = src.slice(from, (int) (middleEnd - middleStart));
+            writeDirectFrom(middle, middleStart);
+            src.position(from + middle.capacity());
+            writeBuffered(middleEnd, src);
+            return;
+        }
         final ByteBuffer stage = takeStaging();
         try {
             for (long at = middleStart; at < middleEnd; ) {
@@ -306,6 +370,7 @@ public final class LocalStorage implements Storage {
                 stage.put(src);
                 src.limit(end);
                 stage.flip();
+                stagedBytes.add(n);
                 try {
                     while (stage.hasRemaining()) {
                         if (stage.position() % directAlignment != 0) {
@@ -331,6 +396,24 @@ public final class LocalStorage implements Storage {
         writeBuffered(middleEnd, src);
     }
 
+    /** Writes an aligned stretch straight from the caller's aligned direct buffer. */
+    private void writeDirectFrom(final ByteBuffer middle, final long at) throws IOException {
+        try {
+            while (middle.hasRemaining()) {
+                if (middle.position() % directAlignment != 0) {
+                    // after a short direct write the rest no longer starts on a block
+                    writeBuffered(at + middle.position(), middle);
+                } else {
+                    directBytesWritten.add(directChannel.write(middle, at + middle.position()));
+                }
+            }
+        } catch (IOException e) {
+            refused("write", e);
+            // the whole stretch again through the page cache: a real storage error shows there again
+            writeBuffered(at, middle.rewind());
+        }
+    }
+
     /** @return the bytes written through {@code O_DIRECT} so far */
     long directBytesWritten() {
         return directBytesWritten.sum();
@@ -339,6 +422,11 @@ public final class LocalStorage implements Storage {
     /** @return bytes read through {@code O_DIRECT} so far */
     long directBytesRead() {
         return directBytesRead.sum();
+    }
+
+    /** @return bytes of direct accesses that went through a staging buffer so far */
+    long stagedBytes() {
+        return stagedBytes.sum();
     }
 
     /** Turns direct I/O off for this file after the system refused a direct access. */

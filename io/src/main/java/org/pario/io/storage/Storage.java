@@ -36,6 +36,15 @@ public interface Storage extends AutoCloseable {
     long preferredBlockSize();
 
     /**
+     * @return whether data moves between this backend and a direct buffer, aligned to
+     *     {@link #preferredBlockSize()} (or at least a page), with fewer copies than with a heap buffer: callers
+     *     that choose their buffers pack into direct ones then
+     */
+    default boolean prefersDirectBuffers() {
+        return false;
+    }
+
+    /**
      * @return settings this backend took from the file's hints, as they are in effect (a file system that refuses
      *     direct I/O reports {@code direct_write=false}); {@code ParallelFile.hints()} reports them
      */

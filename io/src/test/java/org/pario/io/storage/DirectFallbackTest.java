@@ -66,4 +66,29 @@ class DirectFallbackTest {
             assertEquals("false", s.settingsInEffect().get("direct_read"));
         }
     }
+
+    @Test
+    void refusedAccessesFromAndIntoAlignedDirectBuffersAreDoneThroughThePageCache() throws IOException {
+        final Path file = dir.resolve("d.bin");
+        final byte[] data = new byte[(3 << 20) + 4096];
+        new Random(7).nextBytes(data);
+        final ByteBuffer out = aligned(data.length).put(data).flip();
+        try (LocalStorage s = new LocalStorage(file, RW, new LocalStorage.DirectIo(false, true), refusing(file))) {
+            s.write(0, out);
+            assertEquals("false", s.settingsInEffect().get("direct_write"));
+        }
+        assertArrayEquals(data, Files.readAllBytes(file));
+        try (LocalStorage s = new LocalStorage(file, RW, new LocalStorage.DirectIo(true, false), refusing(file))) {
+            final ByteBuffer back = aligned(data.length + 4096);
+            assertEquals(data.length, s.read(0, back));
+            assertEquals("false", s.settingsInEffect().get("direct_read"));
+            final byte[] got = new byte[data.length];
+            back.flip().get(got);
+            assertArrayEquals(data, got);
+        }
+    }
+
+    private static ByteBuffer aligned(final int bytes) {
+        return ByteBuffer.allocateDirect(bytes + (2 << 20)).alignedSlice(1 << 20).limit(bytes).slice();
+    }
 }
