@@ -2,6 +2,7 @@ package org.pario.io;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -54,7 +55,8 @@ final class TwoPhase {
     private FileView[] views;
     /** Whether each rank's view maps its stream to strictly increasing, non-overlapping file bytes. */
     private boolean[] monotone;
-    private byte[][] windows;
+    /** The two round windows of an aggregator, a spare block at the front of each (see {@link #window}). */
+    private ByteBuffer[] windows;
     /** Where outgoing pieces are packed: sends copy their data out before they return, so one buffer serves all. */
     private byte[] outgoing = new byte[0];
     /** Per rank, the aggregator's buffer for that rank's pieces. */
@@ -385,8 +387,8 @@ final class TwoPhase {
      * the window bytes it touches in {@code covered} (one bit per byte) when given. Regular stretches of runs (a
      * cyclic darray's 8-byte runs) are copied in a tight loop instead of one cursor step per run.
      */
-    private static void place(final FileView v, final long s0, final long s1, final byte[] piece, final byte[] window,
-                              final long ws, final boolean intoWindow, final long[] covered) {
+    private static void place(final FileView v, final long s0, final long s1, final byte[] piece,
+                              final ByteBuffer window, final long ws, final boolean intoWindow, final long[] covered) {
         final long fsize = v.filetype().size();
         final Cursor c = v.filetype().cursor((s1 + fsize - 1) / fsize).seek(s0).limit(s1);
         int at = 0;
@@ -398,24 +400,22 @@ final class TwoPhase {
             for (long k = 0; k <= more; k++) {
                 final int wk = w + (int) k * stride;
                 if (intoWindow) {
-                    copy(piece, at, window, wk, len);
+                    if (len == 8) {
+                        window.putLong(wk, (long) LONGS.get(piece, at));
+                    } else {
+                        window.put(wk, piece, at, len);
+                    }
                     if (covered != null) {
                         mark(covered, wk, len);
                     }
+                } else if (len == 8) {
+                    LONGS.set(piece, at, window.getLong(wk));
                 } else {
-                    copy(window, wk, piece, at, len);
+                    window.get(wk, piece, at, len);
                 }
                 at += len;
             }
             c.skipRepeats(more);
-        }
-    }
-
-    private static void copy(final byte[] from, final int i, final byte[] to, final int j, final int len) {
-        if (len == 8) {
-            LONGS.set(to, j, (long) LONGS.get(from, i));
-        } else {
-            System.arraycopy(from, i, to, j, len);
         }
     }
 
@@ -493,14 +493,31 @@ final class TwoPhase {
         return readBuffers[a];
     }
 
-    private byte[] window(final int which) {
+    /**
+     * One of the two round windows, for the window that starts at file byte {@code ws}: index 0 is file byte
+     * {@code ws}, and a buffer address is congruent to its file offset modulo the storage's block, so that the
+     * block-aligned stretches of the file sit on aligned memory. Direct where the storage prefers it: direct I/O
+     * then reads and writes the window with no staging copy, and buffered I/O with no temporary direct copy.
+     * Native byte order, for the 8-byte moves of {@link #place}.
+     */
+    private ByteBuffer window(final int which, final long ws) {
         if (windows == null) {
-            windows = new byte[2][];
+            windows = new ByteBuffer[2];
         }
+        final int size = (int) hints.number("cb_buffer_size");
+        final int block = windowAlignment();
         if (windows[which] == null) {
-            windows[which] = new byte[(int) hints.number("cb_buffer_size")];
+            windows[which] = storage.prefersDirectBuffers()
+                ? ByteBuffer.allocateDirect(size + 3 * block).alignedSlice(block)
+                : ByteBuffer.allocate(size + block);
         }
-        return windows[which];
+        return windows[which].slice((int) Math.floorMod(ws, (long) block), size).order(ByteOrder.nativeOrder());
+    }
+
+    /** @return what window memory is aligned to: the storage's block, at least a page and at most 1 MiB */
+    private int windowAlignment() {
+        final long b = Math.max(4096, Math.min(storage.preferredBlockSize(), 1 << 20));
+        return Long.bitCount(b) == 1 ? (int) b : 4096;
     }
 
     /**
@@ -579,7 +596,7 @@ final class TwoPhase {
                 // phase 1: send this rank's bytes of every aggregator's window (always, even after a local failure)
                 failure = sendPieces(plan, round, m, count, type, rep, failure);
                 // phase 2: an aggregator gathers its window, fills holes from the file, and writes it in the background
-                byte[] window = null;
+                ByteBuffer window = null;
                 long writeFrom = 0;
                 int writeLength = 0;
                 if (myAggregatorIndex >= 0) {
@@ -591,7 +608,7 @@ final class TwoPhase {
                     if (received) {
                         final int slot = (int) (round & 1);
                         failure = settle(pending, slot, failure);
-                        window = window(slot);
+                        window = window(slot, ws);
                         final long[] covered = new long[(int) ((we - ws + 63) >>> 6)];
                         long first = Long.MAX_VALUE;
                         long last = Long.MIN_VALUE;
@@ -613,8 +630,8 @@ final class TwoPhase {
                 Agreement.agree(comm, failure);
                 roundDone(round, plan.rounds);
                 if (window != null) {
-                    final ByteBuffer out = ByteBuffer.wrap(window, (int) (writeFrom - plan.windowStart(
-                        myAggregatorIndex, round)), writeLength).slice();
+                    final ByteBuffer out = window.slice((int) (writeFrom - plan.windowStart(myAggregatorIndex, round)),
+                        writeLength);
                     final long at = writeFrom;
                     pending[(int) (round & 1)] = CompletableFuture.runAsync(() -> {
                         try {
@@ -689,7 +706,7 @@ final class TwoPhase {
             }
             for (long round = 0; round < plan.rounds; round++) {
                 failure = sendPieces(plan, round, m, count, type, rep, failure);
-                byte[] window = null;
+                ByteBuffer window = null;
                 long writeFrom = 0;
                 int writeLength = 0;
                 long ws = 0;
@@ -701,7 +718,7 @@ final class TwoPhase {
                     final boolean received = data != null;
                     if (received) {
                         // a fresh buffer per round, zeros where no rank writes: the previous one may still be appending
-                        window = new byte[(int) (we - ws)];
+                        window = ByteBuffer.allocate((int) (we - ws)).order(ByteOrder.nativeOrder());
                         long first = Long.MAX_VALUE;
                         long last = Long.MIN_VALUE;
                         for (int r = 0; r < n; r++) {
@@ -718,7 +735,7 @@ final class TwoPhase {
                 Agreement.agree(comm, failure);
                 roundDone(round, plan.rounds);
                 if (window != null && part[0] != null) {
-                    final ByteBuffer out = ByteBuffer.wrap(window, (int) (writeFrom - ws), writeLength);
+                    final ByteBuffer out = window.slice((int) (writeFrom - ws), writeLength);
                     final long at = writeFrom;
                     final int length = writeLength;
                     appends = appends.thenRunAsync(() -> {
@@ -797,7 +814,7 @@ final class TwoPhase {
      * Gives the bytes of a window no rank wrote their current content from the file (zero beyond its end): the span
      * is read once into a scratch buffer only if it has holes, and only the holes are copied from it.
      */
-    private Throwable fillHoles(final byte[] window, final long[] covered, final int first, final int last,
+    private Throwable fillHoles(final ByteBuffer window, final long[] covered, final int first, final int last,
                                 final long ws) {
         final List<int[]> gaps = new ArrayList<>();
         holes(covered, first, last, (a, b) -> gaps.add(new int[] {a, b}));
@@ -808,7 +825,7 @@ final class TwoPhase {
             final byte[] old = new byte[last - first];
             storage.read(ws + first, ByteBuffer.wrap(old));
             for (final int[] g : gaps) {
-                System.arraycopy(old, g[0] - first, window, g[0], g[1] - g[0]);
+                window.put(g[0], old, g[0] - first, g[1] - g[0]);
             }
             return null;
         } catch (IOException | RuntimeException e) {
@@ -907,7 +924,7 @@ final class TwoPhase {
                     }
                     final long ws = plan.windowStart(myAggregatorIndex, round);
                     final long we = plan.windowEnd(myAggregatorIndex, round);
-                    final byte[] window = window(slot);
+                    final ByteBuffer window = window(slot, ws);
                     for (int r = 0; r < n; r++) {
                         final long[] p = clip(piece(plan, r, ws, we), limits[r]);
                         final int len = (int) (p[1] - p[0]);
@@ -961,12 +978,12 @@ final class TwoPhase {
         if (span == null) {
             return null;
         }
-        final byte[] window = window((int) (round & 1));
+        final ByteBuffer window = window((int) (round & 1), ws);
         final long from = span[0];
         final int length = (int) (Math.min(span[1], fileSize) - from);
         return CompletableFuture.runAsync(() -> {
             try {
-                storage.read(from, ByteBuffer.wrap(window, (int) (from - ws), Math.max(0, length)).slice());
+                storage.read(from, window.slice((int) (from - ws), Math.max(0, length)));
             } catch (IOException e) {
                 throw new CompletionException(e);
             }
