@@ -30,9 +30,26 @@ final class Chunks {
     Chunks(final int bytes, final long blockSize, final boolean direct) {
         this.bytes = bytes;
         this.direct = direct;
+        this.alignment = alignment(blockSize);
+    }
+
+    /**
+     * @return what buffer memory for a storage with this preferred block size is aligned to: the block, at least a
+     *     page and at most 1 MiB, as the local storage's direct accesses are
+     */
+    static int alignment(final long blockSize) {
         final long b = Math.max(4096, Math.min(blockSize, 1 << 20));
         // alignedSlice takes powers of two only; the storage stages other alignments itself
-        this.alignment = Long.bitCount(b) == 1 ? (int) b : 4096;
+        return Long.bitCount(b) == 1 ? (int) b : 4096;
+    }
+
+    /**
+     * @return a direct buffer of at least {@code bytes + slack} bytes whose first byte is aligned to
+     *     {@code alignment}, so that a slice of {@code bytes} may start anywhere in its first {@code slack} bytes
+     */
+    static ByteBuffer alignedDirect(final int bytes, final int alignment, final int slack) {
+        // alignedSlice cuts up to alignment - 1 bytes at each end
+        return ByteBuffer.allocateDirect(bytes + slack + 2 * alignment).alignedSlice(alignment);
     }
 
     /** @return a buffer of {@link #bytes} bytes, position 0 and limit its capacity */
@@ -45,7 +62,7 @@ final class Chunks {
         if (!direct) {
             return ByteBuffer.allocate(bytes);
         }
-        return ByteBuffer.allocateDirect(bytes + 2 * alignment).alignedSlice(alignment).limit(bytes).slice();
+        return alignedDirect(bytes, alignment, 0).limit(bytes).slice();
     }
 
     /** Hands a buffer from {@link #take} back. */

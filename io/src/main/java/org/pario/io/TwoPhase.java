@@ -505,19 +505,12 @@ final class TwoPhase {
             windows = new ByteBuffer[2];
         }
         final int size = (int) hints.number("cb_buffer_size");
-        final int block = windowAlignment();
+        final int block = Chunks.alignment(storage.preferredBlockSize());
         if (windows[which] == null) {
-            windows[which] = storage.prefersDirectBuffers()
-                ? ByteBuffer.allocateDirect(size + 3 * block).alignedSlice(block)
+            windows[which] = storage.prefersDirectBuffers() ? Chunks.alignedDirect(size, block, block)
                 : ByteBuffer.allocate(size + block);
         }
         return windows[which].slice((int) Math.floorMod(ws, (long) block), size).order(ByteOrder.nativeOrder());
-    }
-
-    /** @return what window memory is aligned to: the storage's block, at least a page and at most 1 MiB */
-    private int windowAlignment() {
-        final long b = Math.max(4096, Math.min(storage.preferredBlockSize(), 1 << 20));
-        return Long.bitCount(b) == 1 ? (int) b : 4096;
     }
 
     /**
