@@ -371,20 +371,7 @@ public final class LocalStorage implements Storage {
                 src.limit(end);
                 stage.flip();
                 stagedBytes.add(n);
-                try {
-                    while (stage.hasRemaining()) {
-                        if (stage.position() % directAlignment != 0) {
-                            // after a short direct write the rest no longer starts on a block
-                            writeBuffered(at + stage.position(), stage);
-                        } else {
-                            directBytesWritten.add(directChannel.write(stage, at + stage.position()));
-                        }
-                    }
-                } catch (IOException e) {
-                    refused("write", e);
-                    // the whole chunk again, then the rest, through the page cache: a real storage error shows
-                    // there again
-                    writeBuffered(at, stage.rewind());
+                if (!writeDirectFrom(stage, at)) {
                     writeBuffered(at + n, src);
                     return;
                 }
@@ -396,8 +383,12 @@ public final class LocalStorage implements Storage {
         writeBuffered(middleEnd, src);
     }
 
-    /** Writes an aligned stretch straight from the caller's aligned direct buffer. */
-    private void writeDirectFrom(final ByteBuffer middle, final long at) throws IOException {
+    /**
+     * Writes an aligned stretch from an aligned direct buffer, the caller's or a staging one.
+     *
+     * @return false when the system refused the direct write: the stretch went through the page cache instead
+     */
+    private boolean writeDirectFrom(final ByteBuffer middle, final long at) throws IOException {
         try {
             while (middle.hasRemaining()) {
                 if (middle.position() % directAlignment != 0) {
@@ -411,7 +402,9 @@ public final class LocalStorage implements Storage {
             refused("write", e);
             // the whole stretch again through the page cache: a real storage error shows there again
             writeBuffered(at, middle.rewind());
+            return false;
         }
+        return true;
     }
 
     /** @return the bytes written through {@code O_DIRECT} so far */
