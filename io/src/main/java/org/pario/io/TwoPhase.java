@@ -59,8 +59,8 @@ final class TwoPhase {
     private ByteBuffer[] windows;
     /** Where outgoing pieces are packed: sends copy their data out before they return, so one buffer serves all. */
     private byte[] outgoing = new byte[0];
-    /** Per rank, the aggregator's buffer for that rank's pieces. */
-    private byte[][] incoming;
+    /** Per round parity and rank, the aggregator's buffer for that rank's pieces. */
+    private byte[][][] incoming;
     /** Per aggregator, this rank's buffer for its pieces of a read. */
     private byte[][] readBuffers;
     private Progress progress = Progress.NONE;
@@ -469,14 +469,15 @@ final class TwoPhase {
      * @return a buffer of at least {@code len} bytes for rank {@code r}'s piece of a round, kept from round to
      *     round (a piece is placed into the window before the next round's arrive)
      */
-    private byte[] incoming(final int r, final int len) {
+    private byte[] incoming(final long round, final int r, final int len) {
         if (incoming == null) {
-            incoming = new byte[comm.size()][];
+            incoming = new byte[2][comm.size()][];
         }
-        if (incoming[r] == null || incoming[r].length < len) {
-            incoming[r] = new byte[len];
+        final byte[][] set = incoming[(int) (round & 1)];
+        if (set[r] == null || set[r].length < len) {
+            set[r] = new byte[len];
         }
-        return incoming[r];
+        return set[r];
     }
 
     /**
@@ -532,7 +533,7 @@ final class TwoPhase {
             }
             // an aggregator's own piece goes straight to where it receives pieces, not through a message to itself
             final boolean own = aggregators[a] == me;
-            final byte[] data = own ? incoming(me, len) : outgoing(len);
+            final byte[] data = own ? incoming(round, me, len) : outgoing(len);
             if (failure == null) {
                 try {
                     Packer.pack(m, m.origin(), type, count, rep, p[0] - plan.starts[me], ByteBuffer.wrap(data), 0, len);
@@ -553,7 +554,8 @@ final class TwoPhase {
      * @param pieces filled with each rank's stream range in the window
      * @return each rank's bytes (null where it has none), or null when no rank has any
      */
-    private byte[][] receivePieces(final Plan plan, final long ws, final long we, final long[][] pieces) {
+    private byte[][] receivePieces(final Plan plan, final long round, final long ws, final long we,
+                                   final long[][] pieces) {
         final int n = comm.size();
         final byte[][] data = new byte[n][];
         final List<Request<Status>> receives = new ArrayList<>();
@@ -561,7 +563,7 @@ final class TwoPhase {
             pieces[r] = piece(plan, r, ws, we);
             final int len = (int) (pieces[r][1] - pieces[r][0]);
             if (len > 0) {
-                data[r] = incoming(r, len);
+                data[r] = incoming(round, r, len);
                 if (r != comm.rank()) {
                     receives.add(comm.irecv(data[r], len, Datatype.BYTE, r, TAG_WRITE));
                 }
@@ -578,47 +580,63 @@ final class TwoPhase {
         return null;
     }
 
+    /**
+     * The rounds of a collective write, pipelined: every rank sends its pieces of round i + 1 before the agreement
+     * that ends round i, and an aggregator posts its receives for round i + 1 before it places round i, so the other
+     * ranks pack and send the next round while it assembles this one, and it places each rank's piece as soon as that
+     * has arrived (in rank order, so that where views overlap the highest rank still wins). Nothing is written before
+     * its round's agreement; after a failed agreement the aggregator still takes in the pieces of the next round,
+     * which every rank has sent, so that none is left for a later call to receive.
+     */
     private long write(final Plan plan, final FileView v, final Memory m, final long count, final Datatype type,
                        final DataRepresentation rep) {
         final int me = comm.rank();
         final int n = comm.size();
         final CompletableFuture<?>[] pending = new CompletableFuture<?>[2];
+        final boolean aggregator = myAggregatorIndex >= 0;
         Throwable failure = null;
+        Arrival now = null;
+        Arrival next = null;
         try {
+            if (aggregator && plan.rounds > 0) {
+                next = postReceives(plan, 0);
+            }
+            if (plan.rounds > 0) {
+                failure = sendPieces(plan, 0, m, count, type, rep, failure);
+            }
             for (long round = 0; round < plan.rounds; round++) {
-                // phase 1: send this rank's bytes of every aggregator's window (always, even after a local failure)
-                failure = sendPieces(plan, round, m, count, type, rep, failure);
-                // phase 2: an aggregator gathers its window, fills holes from the file, and writes it in the background
+                now = next;
+                next = aggregator && round + 1 < plan.rounds ? postReceives(plan, round + 1) : null;
                 ByteBuffer window = null;
                 long writeFrom = 0;
                 int writeLength = 0;
-                if (myAggregatorIndex >= 0) {
+                if (now != null && now.any) {
                     final long ws = plan.windowStart(myAggregatorIndex, round);
                     final long we = plan.windowEnd(myAggregatorIndex, round);
-                    final long[][] pieces = new long[n][];
-                    final byte[][] data = receivePieces(plan, ws, we, pieces);
-                    final boolean received = data != null;
-                    if (received) {
-                        final int slot = (int) (round & 1);
-                        failure = settle(pending, slot, failure);
-                        window = window(slot, ws);
-                        final long[] covered = new long[(int) ((we - ws + 63) >>> 6)];
-                        long first = Long.MAX_VALUE;
-                        long last = Long.MIN_VALUE;
-                        // ranks in increasing order: where views of different ranks overlap, the highest rank wins
-                        for (int r = 0; r < n; r++) {
-                            if (data[r] != null) {
-                                place(views[r], pieces[r][0], pieces[r][1], data[r], window, ws, true, covered);
-                                first = Math.min(first, fileOffsetOf(views[r], pieces[r][0]));
-                                last = Math.max(last, fileOffsetOf(views[r], pieces[r][1] - 1) + 1);
-                            }
+                    final int slot = (int) (round & 1);
+                    failure = settle(pending, slot, failure);
+                    window = window(slot, ws);
+                    final long[] covered = new long[(int) ((we - ws + 63) >>> 6)];
+                    long first = Long.MAX_VALUE;
+                    long last = Long.MIN_VALUE;
+                    // ranks in increasing order: where views of different ranks overlap, the highest rank wins
+                    for (int r = 0; r < n; r++) {
+                        if (now.data[r] == null) {
+                            continue;
                         }
-                        writeFrom = first;
-                        writeLength = (int) (last - first);
-                        if (failure == null) {
-                            failure = fillHoles(window, covered, (int) (first - ws), (int) (last - ws), ws);
-                        }
+                        failure = now.await(r, failure);
+                        place(views[r], now.pieces[r][0], now.pieces[r][1], now.data[r], window, ws, true, covered);
+                        first = Math.min(first, fileOffsetOf(views[r], now.pieces[r][0]));
+                        last = Math.max(last, fileOffsetOf(views[r], now.pieces[r][1] - 1) + 1);
                     }
+                    writeFrom = first;
+                    writeLength = (int) (last - first);
+                    if (failure == null) {
+                        failure = fillHoles(window, covered, (int) (first - ws), (int) (last - ws), ws);
+                    }
+                }
+                if (round + 1 < plan.rounds) {
+                    failure = sendPieces(plan, round + 1, m, count, type, rep, failure);
                 }
                 Agreement.agree(comm, failure);
                 roundDone(round, plan.rounds);
@@ -639,9 +657,97 @@ final class TwoPhase {
             failure = settle(pending, 1, failure);
             Agreement.agree(comm, failure);
         } finally {
+            for (final Arrival a : new Arrival[] {now, next}) {
+                if (a != null) {
+                    a.drain();
+                }
+            }
             quietly(pending);
         }
         return plan.ends[me] - plan.starts[me];
+    }
+
+    /** How long a failing write waits for pieces already on their way. */
+    private static final long DRAIN_SECONDS = 60;
+
+    /** An aggregator's receives of one round's pieces, posted ahead of the round. */
+    private static final class Arrival {
+        /** Each rank's stream range in the window. */
+        final long[][] pieces;
+        /** Each rank's buffer, null where it has no bytes in the window. */
+        final byte[][] data;
+        /** Each rank's receive, null for this rank's own piece and for ranks without bytes. */
+        final List<Request<Status>> receives;
+        final boolean any;
+
+        Arrival(final long[][] pieces, final byte[][] data, final List<Request<Status>> receives, final boolean any) {
+            this.pieces = pieces;
+            this.data = data;
+            this.receives = receives;
+            this.any = any;
+        }
+
+        /** Waits for rank r's piece; a failed receive becomes the round's failure (the agreement then fails all). */
+        Throwable await(final int r, final Throwable failure) {
+            final Request<Status> q = receives.get(r);
+            if (q == null) {
+                return failure;
+            }
+            receives.set(r, null);
+            try {
+                q.join();
+                return failure;
+            } catch (RuntimeException e) {
+                return failure != null ? failure : e;
+            }
+        }
+
+        /**
+         * Waits for every receive not yet waited for, ignoring their outcome (the call is failing already): a receive
+         * left posted would take a later call's piece. Every rank sends a round's pieces before the agreement that
+         * can fail the call, so they come; the bound only guards against a peer whose transport broke mid-send.
+         */
+        void drain() {
+            for (int r = 0; r < receives.size(); r++) {
+                final Request<Status> q = receives.get(r);
+                receives.set(r, null);
+                if (q != null) {
+                    try {
+                        q.join(DRAIN_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
+                    } catch (RuntimeException ignored) {
+                        // the call is failing already
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * Posts an aggregator's receives for its window of a round, into the incoming buffers of that round's parity
+     * (the other set holds the round being placed).
+     */
+    private Arrival postReceives(final Plan plan, final long round) {
+        final int n = comm.size();
+        final long ws = plan.windowStart(myAggregatorIndex, round);
+        final long we = plan.windowEnd(myAggregatorIndex, round);
+        final long[][] pieces = new long[n][];
+        final byte[][] data = new byte[n][];
+        final List<Request<Status>> receives = new ArrayList<>(n);
+        boolean any = false;
+        for (int r = 0; r < n; r++) {
+            pieces[r] = piece(plan, r, ws, we);
+            final int len = (int) (pieces[r][1] - pieces[r][0]);
+            Request<Status> q = null;
+            if (len > 0) {
+                any = true;
+                data[r] = incoming(round, r, len);
+                if (r != comm.rank()) {
+                    q = comm.irecv(data[r], len, Datatype.BYTE, r, TAG_WRITE);
+                }
+            }
+            receives.add(q);
+        }
+        return new Arrival(pieces, data, receives, any);
     }
 
     private long fileSize() {
@@ -707,7 +813,7 @@ final class TwoPhase {
                     ws = plan.windowStart(a, round);
                     final long we = plan.windowEnd(a, round);
                     final long[][] pieces = new long[n][];
-                    final byte[][] data = receivePieces(plan, ws, we, pieces);
+                    final byte[][] data = receivePieces(plan, round, ws, we, pieces);
                     final boolean received = data != null;
                     if (received) {
                         // a fresh buffer per round, zeros where no rank writes: the previous one may still be appending

@@ -118,6 +118,58 @@ class TwoPhaseTest {
         assertTrue(System.nanoTime() - started < 30_000_000_000L);
     }
 
+    /** A storage whose n-th write fails, and only that one. */
+    static final class FailsOnce extends SievingTest.Counting {
+        private final int failing;
+
+        FailsOnce(final Storage inner, final int failing) {
+            super(inner);
+            this.failing = failing;
+        }
+
+        @Override
+        public void write(final long position, final ByteBuffer src) throws IOException {
+            if (writes.get() + 1 == failing) {
+                writes.incrementAndGet();
+                throw new IOException("injected: one write fails");
+            }
+            super.write(position, src);
+        }
+    }
+
+    @Test
+    void aWriteThatFailsMidCallLeavesNothingInFlightForTheNextCall() throws Exception {
+        // rounds are pipelined: when round 2's agreement fails, round 3's pieces are already on their way to the
+        // aggregators; the next call on the same file must receive its own pieces, not those
+        final Path file = dir.resolve("again.bin");
+        final int ranks = 3;
+        final int each = 20_000;
+        LocalCluster.run(ranks, comm -> {
+            final int r = comm.rank();
+            try (ParallelFile f = ParallelFile.open(comm, file.toString(), CREATE_RW,
+                Hints.of(Map.of("cb_buffer_size", "4096", "cb_config_list", "*:*")),
+                s -> r == 1 ? new FailsOnce(s, 3) : s)) {
+                f.setView(0, Datatype.DOUBLE, cyclic(ranks, r, (long) ranks * each), DataRepresentation.NATIVE);
+                final double[] first = new double[each];
+                Arrays.fill(first, -1);
+                final ParioException x = assertThrows(ParioException.class,
+                    () -> f.writeAtAll(0, first, first.length, Datatype.DOUBLE));
+                assertTrue(x.getMessage().contains("injected: one write fails"), x.getMessage());
+                final double[] second = new double[each];
+                Arrays.setAll(second, k -> (double) (k * ranks + r));
+                f.writeAtAll(0, second, second.length, Datatype.DOUBLE);
+                final double[] back = new double[each];
+                f.readAtAll(0, back, back.length, Datatype.DOUBLE);
+                assertArrayEquals(second, back);
+            }
+        });
+        final ByteBuffer b = ByteBuffer.wrap(Files.readAllBytes(file)).order(ByteOrder.LITTLE_ENDIAN);
+        assertEquals(8L * ranks * each, b.capacity());
+        for (int i = 0; i < ranks * each; i++) {
+            assertEquals(i, b.getDouble(8 * i), 0.0, "double " + i);
+        }
+    }
+
     @Test
     void overlappingCollectiveWritesHaveADeterministicWinner() throws Exception {
         final Path file = dir.resolve("overlap.bin");
