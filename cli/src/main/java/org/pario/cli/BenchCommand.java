@@ -97,6 +97,11 @@ final class BenchCommand implements Runnable {
                 + "(default: ${DEFAULT-VALUE}).")
         private String file;
 
+        @Option(names = "--warmup", defaultValue = "0.125", paramLabel = "FRACTION",
+            description = "Part of each rank's data first written and read, untimed, to a scratch file, so that the "
+                + "timed phases run warm; 0 for none (default: ${DEFAULT-VALUE}).")
+        private double warmup;
+
         @picocli.CommandLine.Mixin
         private HintOption hint;
 
@@ -105,8 +110,12 @@ final class BenchCommand implements Runnable {
 
         @Override
         public Integer call() throws Exception {
+            if (!(warmup >= 0 && warmup <= 1)) {
+                throw new picocli.CommandLine.ParameterException(spec.commandLine(),
+                    "--warmup must be in [0, 1], got " + warmup);
+            }
             if (worker) {
-                IoBenchmark.run(size, pattern, file, hint.values);
+                IoBenchmark.run(size, pattern, file, hint.values, warmup);
                 return 0;
             }
             IoBenchmark.array(pattern, ranks, size);
@@ -114,7 +123,8 @@ final class BenchCommand implements Runnable {
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx3g"));
             command.addAll(parioProperties());
             command.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName(), "bench", "io",
-                "--worker", "--size", Long.toString(size), "--pattern", pattern, "--file", Locations.absolute(file)));
+                "--worker", "--size", Long.toString(size), "--pattern", pattern, "--file", Locations.absolute(file),
+                "--warmup", Double.toString(warmup)));
             // checked here, so that a bad hint fails before any rank starts
             hint.hints();
             for (final java.util.Map.Entry<String, String> h : hint.values.entrySet()) {
@@ -126,6 +136,7 @@ final class BenchCommand implements Runnable {
                     spec.commandLine().getErr(), true);
             } finally {
                 Locations.deleteIfExists(Locations.absolute(file));
+                Locations.deleteIfExists(Locations.absolute(file) + ".warmup");
             }
         }
     }

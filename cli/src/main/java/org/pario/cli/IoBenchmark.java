@@ -51,8 +51,14 @@ final class IoBenchmark {
             ranks, Order.C);
     }
 
-    /** Runs as one rank of a job started by a launcher. */
-    static void run(final long n, final String pattern, final String file, final Map<String, String> hints) {
+    /**
+     * Runs as one rank of a job started by a launcher.
+     *
+     * @param warmup the part of each rank's data first written and read, untimed, through the same view to a scratch
+     *               file ({@code FILE.warmup}, deleted before the timed write), or 0 for none
+     */
+    static void run(final long n, final String pattern, final String file, final Map<String, String> hints,
+                    final double warmup) {
         try (Communicator world = Pario.init()) {
             final int me = world.rank();
             final DistributedArray.Local part = array(pattern, world.size(), n).local(me);
@@ -62,6 +68,10 @@ final class IoBenchmark {
             if (me == 0) {
                 System.out.printf(Locale.ROOT, "# Pario, %d JVM ranks, %d^3 doubles (%d MiB), %s%n", world.size(), n,
                     total >> 20, pattern);
+            }
+            final int warm = (int) Math.min(local.length, Math.round(local.length * warmup));
+            if (warm > 0) {
+                warmUp(world, file + ".warmup", ft, local, warm, hints);
             }
             try (ParallelFile f = ParallelFile.open(world, file, EnumSet.of(Mode.CREATE, Mode.WRONLY),
                 Hints.of(hints))) {
@@ -91,6 +101,39 @@ final class IoBenchmark {
             }
             if (CheckpointCommand.wrong(part, local) != 0) {
                 throw new IllegalStateException("rank " + me + " read back wrong values");
+            }
+        }
+    }
+
+    /**
+     * Writes (synced) and reads the first {@code count} elements of every rank through the benchmark's view, untimed,
+     * to a scratch file it then deletes, and waits {@code PARIO_BENCH_SETTLE} seconds (default 0) for the freed
+     * memory to settle: the timed phases then run in a JVM whose hot paths are compiled and whose kept buffers exist,
+     * as in a job's later checkpoints. {@code bench/c/io_bench.c} does the same, so both sides are measured warm.
+     */
+    private static void warmUp(final Communicator world, final String scratch, final Datatype ft, final double[] local,
+                               final int count, final Map<String, String> hints) {
+        try (ParallelFile f = ParallelFile.open(world, scratch, EnumSet.of(Mode.CREATE, Mode.WRONLY),
+            Hints.of(hints))) {
+            f.setView(0, Datatype.DOUBLE, ft, DataRepresentation.NATIVE);
+            f.writeAll(local, count, Datatype.DOUBLE);
+            f.sync();
+        }
+        try (ParallelFile f = ParallelFile.open(world, scratch, EnumSet.of(Mode.RDONLY), Hints.of(hints))) {
+            f.setView(0, Datatype.DOUBLE, ft, DataRepresentation.NATIVE);
+            f.readAll(local, count, Datatype.DOUBLE);
+        }
+        world.barrier();
+        if (world.rank() == 0) {
+            Locations.deleteIfExists(scratch);
+        }
+        world.barrier();
+        final String settle = System.getenv("PARIO_BENCH_SETTLE");
+        if (settle != null && !settle.isBlank()) {
+            try {
+                Thread.sleep((long) (Double.parseDouble(settle) * 1000));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
         }
     }
