@@ -128,10 +128,15 @@ final class IoBenchmark {
             Locations.deleteIfExists(scratch);
         }
         world.barrier();
-        final String settle = System.getenv("PARIO_BENCH_SETTLE");
-        if (settle != null && !settle.isBlank()) {
+        pause("PARIO_BENCH_SETTLE");
+    }
+
+    /** Waits as many seconds as the environment variable says (none when it is unset). */
+    private static void pause(final String variable) {
+        final String seconds = System.getenv(variable);
+        if (seconds != null && !seconds.isBlank()) {
             try {
-                Thread.sleep((long) (Double.parseDouble(settle) * 1000));
+                Thread.sleep((long) (Double.parseDouble(seconds) * 1000));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
@@ -180,13 +185,6 @@ final class IoBenchmark {
         } catch (IOException | SecurityException e) {
             System.out.println("# could not drop the page cache (not root): the read may come from memory");
         }
-        final String settle = System.getenv("PARIO_BENCH_READ_SETTLE");
-        if (settle != null && !settle.isBlank()) {
-            try {
-                Thread.sleep((long) (Double.parseDouble(settle) * 1000));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        pause("PARIO_BENCH_READ_SETTLE");
     }
 }

@@ -36,18 +36,26 @@ class TwoPhaseTest {
     @TempDir
     Path dir;
 
-    /** A storage whose writes fail from the n-th on, and which counts its calls. */
+    /** A storage whose writes number {@code first} to {@code last} (from 1) fail, and which counts its calls. */
     static final class Faulty extends SievingTest.Counting {
-        private final int failFrom;
+        private final int first;
+        private final int last;
+        private final AtomicInteger attempts = new AtomicInteger();
 
-        Faulty(final Storage inner, final int failFrom) {
+        Faulty(final Storage inner, final int first) {
+            this(inner, first, Integer.MAX_VALUE);
+        }
+
+        Faulty(final Storage inner, final int first, final int last) {
             super(inner);
-            this.failFrom = failFrom;
+            this.first = first;
+            this.last = last;
         }
 
         @Override
         public void write(final long position, final ByteBuffer src) throws IOException {
-            if (writes.get() + 1 >= failFrom) {
+            final int number = attempts.incrementAndGet();
+            if (number >= first && number <= last) {
                 throw new IOException("injected: the disk is full");
             }
             super.write(position, src);
@@ -118,25 +126,6 @@ class TwoPhaseTest {
         assertTrue(System.nanoTime() - started < 30_000_000_000L);
     }
 
-    /** A storage whose n-th write fails, and only that one. */
-    static final class FailsOnce extends SievingTest.Counting {
-        private final int failing;
-
-        FailsOnce(final Storage inner, final int failing) {
-            super(inner);
-            this.failing = failing;
-        }
-
-        @Override
-        public void write(final long position, final ByteBuffer src) throws IOException {
-            if (writes.get() + 1 == failing) {
-                writes.incrementAndGet();
-                throw new IOException("injected: one write fails");
-            }
-            super.write(position, src);
-        }
-    }
-
     @Test
     void aWriteThatFailsMidCallLeavesNothingInFlightForTheNextCall() throws Exception {
         // rounds are pipelined: when round 2's agreement fails, round 3's pieces are already on their way to the
@@ -148,13 +137,13 @@ class TwoPhaseTest {
             final int r = comm.rank();
             try (ParallelFile f = ParallelFile.open(comm, file.toString(), CREATE_RW,
                 Hints.of(Map.of("cb_buffer_size", "4096", "cb_config_list", "*:*")),
-                s -> r == 1 ? new FailsOnce(s, 3) : s)) {
+                s -> r == 1 ? new Faulty(s, 3, 3) : s)) {
                 f.setView(0, Datatype.DOUBLE, cyclic(ranks, r, (long) ranks * each), DataRepresentation.NATIVE);
                 final double[] first = new double[each];
                 Arrays.fill(first, -1);
                 final ParioException x = assertThrows(ParioException.class,
                     () -> f.writeAtAll(0, first, first.length, Datatype.DOUBLE));
-                assertTrue(x.getMessage().contains("injected: one write fails"), x.getMessage());
+                assertTrue(x.getMessage().contains("injected: the disk is full"), x.getMessage());
                 final double[] second = new double[each];
                 Arrays.setAll(second, k -> (double) (k * ranks + r));
                 f.writeAtAll(0, second, second.length, Datatype.DOUBLE);
