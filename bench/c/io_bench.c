@@ -31,6 +31,12 @@ static long peak_rss_mib(void) {
     return kb < 0 ? -1 : kb / 1024;
 }
 
+/* Waits as many seconds as the environment variable says (none when it is unset). */
+static void pause_for(const char *variable) {
+    const char *seconds = getenv(variable);
+    if (seconds && *seconds) usleep((useconds_t) (atof(seconds) * 1e6));
+}
+
 /* Drops the page cache, then waits PARIO_BENCH_READ_SETTLE seconds (default 0), as Pario's benchmark does: on a
  * virtual machine whose hypervisor takes back freed memory within seconds, a read right after the drop fills the
  * page cache from the memory the drop freed, cheap only for a program whose own writes put it there. */
@@ -42,14 +48,7 @@ static void drop_caches(void) {
         fputs("3", f);
         fclose(f);
     }
-    const char *settle = getenv("PARIO_BENCH_READ_SETTLE");
-    if (settle && *settle) usleep((useconds_t) (atof(settle) * 1e6));
-}
-
-/* Waits PARIO_BENCH_SETTLE seconds (default 0): freed memory settles before the next timed phase. */
-static void settle_after_delete(void) {
-    const char *settle = getenv("PARIO_BENCH_SETTLE");
-    if (settle && *settle) usleep((useconds_t) (atof(settle) * 1e6));
+    pause_for("PARIO_BENCH_READ_SETTLE");
 }
 
 /* Writes (synced) and reads the first count elements of every rank through the view, untimed, to a scratch file it
@@ -74,7 +73,8 @@ static void warm_up(const char *path, MPI_Datatype ft, double *local, long long 
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0) unlink(scratch);
     MPI_Barrier(MPI_COMM_WORLD);
-    settle_after_delete();
+    /* freed memory settles before the timed phases (PARIO_BENCH_SETTLE) */
+    pause_for("PARIO_BENCH_SETTLE");
 }
 
 static void report(const char *phase, const char *pattern, int size, long long bytes, double t0) {

@@ -549,38 +549,6 @@ final class TwoPhase {
     }
 
     /**
-     * An aggregator receives every rank's piece of its window {@code [ws, we)}.
-     *
-     * @param pieces filled with each rank's stream range in the window
-     * @return each rank's bytes (null where it has none), or null when no rank has any
-     */
-    private byte[][] receivePieces(final Plan plan, final long round, final long ws, final long we,
-                                   final long[][] pieces) {
-        final int n = comm.size();
-        final byte[][] data = new byte[n][];
-        final List<Request<Status>> receives = new ArrayList<>();
-        for (int r = 0; r < n; r++) {
-            pieces[r] = piece(plan, r, ws, we);
-            final int len = (int) (pieces[r][1] - pieces[r][0]);
-            if (len > 0) {
-                data[r] = incoming(round, r, len);
-                if (r != comm.rank()) {
-                    receives.add(comm.irecv(data[r], len, Datatype.BYTE, r, TAG_WRITE));
-                }
-            }
-        }
-        for (final Request<Status> q : receives) {
-            q.join();
-        }
-        for (final byte[] d : data) {
-            if (d != null) {
-                return data;
-            }
-        }
-        return null;
-    }
-
-    /**
      * The rounds of a collective write, pipelined: every rank sends its pieces of round i + 1 before the agreement
      * that ends round i, and an aggregator posts its receives for round i + 1 before it places round i, so the other
      * ranks pack and send the next round while it assembles this one, and it places each rank's piece as soon as that
@@ -702,6 +670,17 @@ final class TwoPhase {
             }
         }
 
+        /** Waits for every piece in rank order; a failed receive fails the call at once. */
+        void join() {
+            for (int r = 0; r < receives.size(); r++) {
+                final Request<Status> q = receives.get(r);
+                receives.set(r, null);
+                if (q != null) {
+                    q.join();
+                }
+            }
+        }
+
         /**
          * Waits for every receive not yet waited for, ignoring their outcome (the call is failing already): a receive
          * left posted would take a later call's piece. Every rank sends a round's pieces before the agreement that
@@ -724,7 +703,7 @@ final class TwoPhase {
 
     /**
      * Posts an aggregator's receives for its window of a round, into the incoming buffers of that round's parity
-     * (the other set holds the round being placed).
+     * (in a pipelined write, the other set holds the round being placed).
      */
     private Arrival postReceives(final Plan plan, final long round) {
         final int n = comm.size();
@@ -812,10 +791,11 @@ final class TwoPhase {
                 if (a >= 0) {
                     ws = plan.windowStart(a, round);
                     final long we = plan.windowEnd(a, round);
-                    final long[][] pieces = new long[n][];
-                    final byte[][] data = receivePieces(plan, round, ws, we, pieces);
-                    final boolean received = data != null;
-                    if (received) {
+                    final Arrival arrival = postReceives(plan, round);
+                    arrival.join();
+                    final long[][] pieces = arrival.pieces;
+                    final byte[][] data = arrival.data;
+                    if (arrival.any) {
                         // a fresh buffer per round, zeros where no rank writes: the previous one may still be appending
                         window = ByteBuffer.allocate((int) (we - ws)).order(ByteOrder.nativeOrder());
                         long first = Long.MAX_VALUE;
