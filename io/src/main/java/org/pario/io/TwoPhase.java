@@ -10,6 +10,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 import org.pario.ErrorCategory;
 import org.pario.ParioException;
@@ -64,6 +65,8 @@ final class TwoPhase {
     /** Per aggregator, this rank's buffer for its pieces of a read. */
     private byte[][] readBuffers;
     private Progress progress = Progress.NONE;
+    /** The second thread placing an aggregator's window, made on first use. */
+    private ExecutorService placer;
     /** The bytes all ranks move in the current call. */
     private long callBytes;
 
@@ -119,6 +122,9 @@ final class TwoPhase {
     }
 
     void close() {
+        if (placer != null) {
+            placer.shutdown();
+        }
         comm.close();
     }
 
@@ -387,11 +393,14 @@ final class TwoPhase {
      * the window bytes it touches in {@code covered} (one bit per byte) when given. Regular stretches of runs (a
      * cyclic darray's 8-byte runs) are copied in a tight loop instead of one cursor step per run.
      */
-    private static void place(final FileView v, final long s0, final long s1, final byte[] piece,
+    private static void place(final FileView v, final long s0, final long s1, final byte[] piece, final int from,
                               final ByteBuffer window, final long ws, final boolean intoWindow, final long[] covered) {
+        if (s1 <= s0) {
+            return;
+        }
         final long fsize = v.filetype().size();
         final Cursor c = v.filetype().cursor((s1 + fsize - 1) / fsize).seek(s0).limit(s1);
-        int at = 0;
+        int at = from;
         while (c.next()) {
             final int w = (int) (v.disp() + c.offset() - ws);
             final int len = (int) c.length();
@@ -417,6 +426,44 @@ final class TwoPhase {
             }
             c.skipRepeats(more);
         }
+    }
+
+    /** Windows from this size on are placed by two threads. */
+    private static final long PARALLEL_PLACING_MIN_BYTES = 1 << 20;
+
+    /**
+     * @return where (bytes from the window's start) the second placing thread takes over, a multiple of 64 so that
+     *     the two threads mark disjoint words of the covered bits; 0 for one thread
+     */
+    private static long placingSplit(final long windowBytes) {
+        return windowBytes >= PARALLEL_PLACING_MIN_BYTES ? (windowBytes / 2) & ~63L : 0;
+    }
+
+    private ExecutorService placer() {
+        if (placer == null) {
+            placer = Executors.newSingleThreadExecutor(r -> {
+                final Thread t = new Thread(r, "pario-two-phase-place");
+                t.setDaemon(true);
+                return t;
+            });
+        }
+        return placer;
+    }
+
+    /** Waits for every task; returns the first failure, old or new. */
+    private static Throwable joinAll(final List<Future<?>> tasks, final Throwable failure) {
+        Throwable first = failure;
+        for (final Future<?> t : tasks) {
+            try {
+                t.get();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                first = first != null ? first : e;
+            } catch (java.util.concurrent.ExecutionException e) {
+                first = first != null ? first : e.getCause();
+            }
+        }
+        return first;
     }
 
     /** Sets bits {@code [from, from + len)}. */
@@ -587,16 +634,31 @@ final class TwoPhase {
                     final long[] covered = new long[(int) ((we - ws + 63) >>> 6)];
                     long first = Long.MAX_VALUE;
                     long last = Long.MIN_VALUE;
-                    // ranks in increasing order: where views of different ranks overlap, the highest rank wins
+                    // ranks in increasing order: where views of different ranks overlap, the highest rank wins; the
+                    // upper part of the window is placed by a second thread, in the same order, so that each byte
+                    // still gets the highest rank's value
+                    final long split = placingSplit(we - ws);
+                    final List<Future<?>> upper = new ArrayList<>();
                     for (int r = 0; r < n; r++) {
                         if (now.data[r] == null) {
                             continue;
                         }
                         failure = now.await(r, failure);
-                        place(views[r], now.pieces[r][0], now.pieces[r][1], now.data[r], window, ws, true, covered);
-                        first = Math.min(first, fileOffsetOf(views[r], now.pieces[r][0]));
-                        last = Math.max(last, fileOffsetOf(views[r], now.pieces[r][1] - 1) + 1);
+                        final FileView view = views[r];
+                        final long s0 = now.pieces[r][0];
+                        final long s1 = now.pieces[r][1];
+                        final long sm = split > 0 ? streamAt(view, s0, s1, ws + split) : s1;
+                        final byte[] data = now.data[r];
+                        final ByteBuffer into = window;
+                        if (sm < s1) {
+                            upper.add(placer().submit(() -> place(view, sm, s1, data, (int) (sm - s0), into, ws, true,
+                                covered)));
+                        }
+                        place(view, s0, sm, data, 0, into, ws, true, covered);
+                        first = Math.min(first, fileOffsetOf(view, s0));
+                        last = Math.max(last, fileOffsetOf(view, s1 - 1) + 1);
                     }
+                    failure = joinAll(upper, failure);
                     writeFrom = first;
                     writeLength = (int) (last - first);
                     if (failure == null) {
@@ -802,7 +864,7 @@ final class TwoPhase {
                         long last = Long.MIN_VALUE;
                         for (int r = 0; r < n; r++) {
                             if (data[r] != null) {
-                                place(views[r], pieces[r][0], pieces[r][1], data[r], window, ws, true, null);
+                                place(views[r], pieces[r][0], pieces[r][1], data[r], 0, window, ws, true, null);
                                 first = Math.min(first, fileOffsetOf(views[r], pieces[r][0]));
                                 last = Math.max(last, fileOffsetOf(views[r], pieces[r][1] - 1) + 1);
                             }
@@ -1010,7 +1072,7 @@ final class TwoPhase {
                         if (len > 0) {
                             final byte[] out = r == me ? own : outgoing(len);
                             if (failure == null) {
-                                place(views[r], p[0], p[1], out, window, ws, false, null);
+                                place(views[r], p[0], p[1], out, 0, window, ws, false, null);
                             }
                             if (r != me) {
                                 comm.send(out, len, Datatype.BYTE, r, TAG_READ);

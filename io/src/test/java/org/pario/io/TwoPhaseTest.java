@@ -183,6 +183,34 @@ class TwoPhaseTest {
     }
 
     @Test
+    void overlappingWritesKeepTheirWinnerWhereTwoThreadsPlaceOneLargeWindow() throws Exception {
+        final Path file = dir.resolve("overlap-large.bin");
+        final int each = 600_000;
+        final int shift = 250_000;
+        for (int attempt = 0; attempt < 2; attempt++) {
+            LocalCluster.run(3, comm -> {
+                final int r = comm.rank();
+                // one aggregator and one round: a 4.4 MB window, placed by two threads split at its middle
+                try (ParallelFile f = ParallelFile.open(comm, file.toString(), CREATE_RW,
+                    Hints.of(Map.of("romio_cb_write", "enable", "cb_config_list", "*:1")))) {
+                    f.setAtomicity(true);
+                    final int[] mine = new int[each];
+                    Arrays.fill(mine, r + 1);
+                    f.writeAtAll(r * (long) shift * 4, mine, mine.length, Datatype.INT);
+                }
+            });
+            final ByteBuffer b = ByteBuffer.wrap(Files.readAllBytes(file)).order(ByteOrder.LITTLE_ENDIAN);
+            assertEquals(4L * (2 * shift + each), b.capacity());
+            for (int i = 0; i < 2 * shift + each; i++) {
+                final int winner = Math.min(2, i / shift) + 1;
+                if (b.getInt(4 * i) != winner) {
+                    assertEquals(winner, b.getInt(4 * i), "int " + i + ": the highest rank writing it wins");
+                }
+            }
+        }
+    }
+
+    @Test
     void blockWrittenOnSixRanksReadsBackAsCyclicOnSixOtherViewsWithSmallRounds() throws Exception {
         final Path file = dir.resolve("redistribute.bin");
         final long[] g = {12, 10};
