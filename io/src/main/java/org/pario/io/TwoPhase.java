@@ -639,26 +639,30 @@ final class TwoPhase {
                     // still gets the highest rank's value
                     final long split = placingSplit(we - ws);
                     final List<Future<?>> upper = new ArrayList<>();
-                    for (int r = 0; r < n; r++) {
-                        if (now.data[r] == null) {
-                            continue;
+                    // the second thread must be done with the window before anything else touches it, even on a throw
+                    try {
+                        for (int r = 0; r < n; r++) {
+                            if (now.data[r] == null) {
+                                continue;
+                            }
+                            failure = now.await(r, failure);
+                            final FileView view = views[r];
+                            final long s0 = now.pieces[r][0];
+                            final long s1 = now.pieces[r][1];
+                            final long sm = split > 0 ? streamAt(view, s0, s1, ws + split) : s1;
+                            final byte[] data = now.data[r];
+                            final ByteBuffer into = window;
+                            if (sm < s1) {
+                                upper.add(placer().submit(() -> place(view, sm, s1, data, (int) (sm - s0), into, ws,
+                                    true, covered)));
+                            }
+                            place(view, s0, sm, data, 0, into, ws, true, covered);
+                            first = Math.min(first, fileOffsetOf(view, s0));
+                            last = Math.max(last, fileOffsetOf(view, s1 - 1) + 1);
                         }
-                        failure = now.await(r, failure);
-                        final FileView view = views[r];
-                        final long s0 = now.pieces[r][0];
-                        final long s1 = now.pieces[r][1];
-                        final long sm = split > 0 ? streamAt(view, s0, s1, ws + split) : s1;
-                        final byte[] data = now.data[r];
-                        final ByteBuffer into = window;
-                        if (sm < s1) {
-                            upper.add(placer().submit(() -> place(view, sm, s1, data, (int) (sm - s0), into, ws, true,
-                                covered)));
-                        }
-                        place(view, s0, sm, data, 0, into, ws, true, covered);
-                        first = Math.min(first, fileOffsetOf(view, s0));
-                        last = Math.max(last, fileOffsetOf(view, s1 - 1) + 1);
+                    } finally {
+                        failure = joinAll(upper, failure);
                     }
-                    failure = joinAll(upper, failure);
                     writeFrom = first;
                     writeLength = (int) (last - first);
                     if (failure == null) {
