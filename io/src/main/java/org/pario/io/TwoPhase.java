@@ -10,7 +10,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 
 import org.pario.ErrorCategory;
 import org.pario.ParioException;
@@ -40,7 +39,7 @@ import org.pario.io.storage.Storage;
 final class TwoPhase {
     private static final int TAG_WRITE = 11;
     private static final int TAG_READ = 12;
-    /** Threads that write and read aggregators' windows in the background; daemons. */
+    /** Threads that write and read aggregators' windows in the background, and place their upper halves; daemons. */
     private static final ExecutorService STORAGE_IO = Executors.newCachedThreadPool(r -> {
         final Thread t = new Thread(r, "pario-two-phase-io");
         t.setDaemon(true);
@@ -65,8 +64,6 @@ final class TwoPhase {
     /** Per aggregator, this rank's buffer for its pieces of a read. */
     private byte[][] readBuffers;
     private Progress progress = Progress.NONE;
-    /** The second thread placing an aggregator's window, made on first use. */
-    private ExecutorService placer;
     /** The bytes all ranks move in the current call. */
     private long callBytes;
 
@@ -122,9 +119,6 @@ final class TwoPhase {
     }
 
     void close() {
-        if (placer != null) {
-            placer.shutdown();
-        }
         comm.close();
     }
 
@@ -439,31 +433,14 @@ final class TwoPhase {
         return windowBytes >= PARALLEL_PLACING_MIN_BYTES ? (windowBytes / 2) & ~63L : 0;
     }
 
-    private ExecutorService placer() {
-        if (placer == null) {
-            placer = Executors.newSingleThreadExecutor(r -> {
-                final Thread t = new Thread(r, "pario-two-phase-place");
-                t.setDaemon(true);
-                return t;
-            });
+    /** Waits for the second placing thread's chain of pieces; returns the first failure, old or new. */
+    private static Throwable placed(final CompletableFuture<Void> upper, final Throwable failure) {
+        try {
+            upper.join();
+            return failure;
+        } catch (CompletionException e) {
+            return failure != null ? failure : e.getCause() == null ? e : e.getCause();
         }
-        return placer;
-    }
-
-    /** Waits for every task; returns the first failure, old or new. */
-    private static Throwable joinAll(final List<Future<?>> tasks, final Throwable failure) {
-        Throwable first = failure;
-        for (final Future<?> t : tasks) {
-            try {
-                t.get();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                first = first != null ? first : e;
-            } catch (java.util.concurrent.ExecutionException e) {
-                first = first != null ? first : e.getCause();
-            }
-        }
-        return first;
     }
 
     /** Sets bits {@code [from, from + len)}. */
@@ -638,7 +615,8 @@ final class TwoPhase {
                     // upper part of the window is placed by a second thread, in the same order, so that each byte
                     // still gets the highest rank's value
                     final long split = placingSplit(we - ws);
-                    final List<Future<?>> upper = new ArrayList<>();
+                    // each rank's upper part is chained after the previous rank's, so they are placed in rank order
+                    CompletableFuture<Void> upper = CompletableFuture.completedFuture(null);
                     // the second thread must be done with the window before anything else touches it, even on a throw
                     try {
                         for (int r = 0; r < n; r++) {
@@ -653,15 +631,15 @@ final class TwoPhase {
                             final byte[] data = now.data[r];
                             final ByteBuffer into = window;
                             if (sm < s1) {
-                                upper.add(placer().submit(() -> place(view, sm, s1, data, (int) (sm - s0), into, ws,
-                                    true, covered)));
+                                upper = upper.thenRunAsync(() -> place(view, sm, s1, data, (int) (sm - s0), into, ws,
+                                    true, covered), STORAGE_IO);
                             }
                             place(view, s0, sm, data, 0, into, ws, true, covered);
                             first = Math.min(first, fileOffsetOf(view, s0));
                             last = Math.max(last, fileOffsetOf(view, s1 - 1) + 1);
                         }
                     } finally {
-                        failure = joinAll(upper, failure);
+                        failure = placed(upper, failure);
                     }
                     writeFrom = first;
                     writeLength = (int) (last - first);

@@ -202,10 +202,9 @@ class TwoPhaseTest {
             final ByteBuffer b = ByteBuffer.wrap(Files.readAllBytes(file)).order(ByteOrder.LITTLE_ENDIAN);
             assertEquals(4L * (2 * shift + each), b.capacity());
             for (int i = 0; i < 2 * shift + each; i++) {
-                final int winner = Math.min(2, i / shift) + 1;
-                if (b.getInt(4 * i) != winner) {
-                    assertEquals(winner, b.getInt(4 * i), "int " + i + ": the highest rank writing it wins");
-                }
+                final int at = i;
+                assertEquals(Math.min(2, i / shift) + 1, b.getInt(4 * i),
+                    () -> "int " + at + ": the highest rank writing it wins");
             }
         }
     }
