@@ -147,7 +147,7 @@ public final class Communicator implements AutoCloseable {
      */
     public Request<Void> isend(final Object buf, final long count, final Datatype type, final int dest, final int tag) {
         send(buf, count, type, dest, tag);
-        return new Request<>(CompletableFuture.completedFuture(null), state.executor);
+        return new Request<>(CompletableFuture.completedFuture(null), state.executor, fabric);
     }
 
     /**
@@ -538,7 +538,7 @@ public final class Communicator implements AutoCloseable {
     private Request<Void> start(final Runnable collective) {
         checkOpen();
         final CompletableFuture<Void> f = CompletableFuture.runAsync(collective, state.executor);
-        return new Request<>(f, state.executor);
+        return new Request<>(f, state.executor, fabric);
     }
 
     // ------------------------------------------------------------------ internals used by Collectives
@@ -571,12 +571,12 @@ public final class Communicator implements AutoCloseable {
         final CompletableFuture<Status> f = endpoint.post(ctx, source, tag, group, false,
                 new Delivery.Into(memory, type, count))
             .thenCompose(m -> Delivery.complete(m, memory, count, type));
-        return new Request<>(f, state.executor);
+        return new Request<>(f, state.executor, fabric);
     }
 
-    static <T> T await(final CompletableFuture<T> f) {
+    private <T> T await(final CompletableFuture<T> f) {
         try {
-            return Waits.await(f);
+            return Waits.await(f, fabric);
         } catch (CompletionException e) {
             throw Request.unwrap(e.getCause());
         }

@@ -9,6 +9,7 @@ import java.util.concurrent.TimeoutException;
 
 import org.pario.ErrorCategory;
 import org.pario.ParioException;
+import org.pario.comm.internal.Fabric;
 
 /**
  * A nonblocking operation in progress ({@code MPI_Request}). The caller must not touch the operation's buffers
@@ -21,10 +22,13 @@ import org.pario.ParioException;
 public final class Request<T> {
     private final CompletableFuture<T> future;
     private final Executor completion;
+    /** The transport whose messages complete the operation, or null: how {@link #join()} waits before blocking. */
+    private final Fabric fabric;
 
-    Request(final CompletableFuture<T> future, final Executor completion) {
+    Request(final CompletableFuture<T> future, final Executor completion, final Fabric fabric) {
         this.future = future;
         this.completion = completion;
+        this.fabric = fabric;
     }
 
     /**
@@ -36,7 +40,7 @@ public final class Request<T> {
      * @return the request
      */
     public static <T> Request<T> of(final CompletableFuture<T> future, final Executor completion) {
-        return new Request<>(future, completion);
+        return new Request<>(future, completion, null);
     }
 
     /** @return true once the operation has completed, successfully or not ({@code MPI_Test}) */
@@ -52,7 +56,7 @@ public final class Request<T> {
      */
     public T join() {
         try {
-            return Waits.await(future);
+            return Waits.await(future, fabric);
         } catch (CompletionException e) {
             throw unwrap(e.getCause());
         }
@@ -68,7 +72,7 @@ public final class Request<T> {
      */
     public T join(final long timeout, final TimeUnit unit) {
         try {
-            Waits.spin(future);
+            Waits.spin(future, fabric);
             return future.get(timeout, unit);
         } catch (ExecutionException e) {
             throw unwrap(e.getCause());

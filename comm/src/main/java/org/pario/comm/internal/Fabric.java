@@ -40,6 +40,17 @@ public abstract class Fabric {
         return "in-JVM";
     }
 
+    /**
+     * Returns when {@code f} is done or a brief wait is over, whichever comes first; the caller then blocks. Here it
+     * checks with {@link Waiting#yieldUntil}; a transport that can deliver a message on the waiting thread itself
+     * overrides this.
+     *
+     * @param f a message operation's future
+     */
+    public void waitBriefly(final java.util.concurrent.CompletableFuture<?> f) {
+        Waiting.yieldUntil(f);
+    }
+
     /** @return the endpoint of a world rank that lives in this process */
     public abstract Endpoint endpoint(int worldRank);
 

@@ -1,6 +1,7 @@
 package org.pario.comm.internal.tcp;
 
 import java.io.IOException;
+import java.util.concurrent.RejectedExecutionException;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
@@ -51,13 +52,22 @@ final class Gate {
      * @param listener told of the write's outcome when it goes through Netty, and of a failed direct write
      */
     void write(final ByteBuf frame, final ChannelFutureListener listener) {
-        final ChannelFuture outcome;
+        ChannelFuture outcome;
         synchronized (this) {
             outcome = writeDirectly(frame);
             if (outcome == null) {
-                inNetty++;
-                channel.writeAndFlush(frame).addListener(f -> done()).addListener(listener);
-                return;
+                try {
+                    // always as a task, even on the event loop: a write made there at once would overtake writes
+                    // other threads queued before it, among them the rest of a frame the socket took only part of
+                    channel.eventLoop().execute(
+                        () -> channel.writeAndFlush(frame).addListener(f -> done()).addListener(listener));
+                    inNetty++;
+                    return;
+                } catch (RejectedExecutionException e) {
+                    // the loop is shut down: the connection is gone
+                    frame.release();
+                    outcome = channel.newFailedFuture(e);
+                }
             }
         }
         try {

@@ -67,6 +67,11 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
      * nothing else pending ({@link Gate}; {@code -Dpario.directWrites}, default true).
      */
     static final boolean DIRECT_WRITES = !"false".equals(System.getProperty("pario.directWrites"));
+    /**
+     * Whether a rank's connections share one {@link DrivenEventLoop} that waiting threads drive (the default), or
+     * run on a Netty event loop group of {@code -Dpario.ioThreads} threads ({@code -Dpario.waitersDrive=false}).
+     */
+    static final boolean WAITERS_DRIVE = !"false".equals(System.getProperty("pario.waitersDrive"));
     /** The gate every frame to an outbound connection passes. */
     private static final AttributeKey<Gate> GATE = AttributeKey.valueOf("pario.gate");
 
@@ -74,6 +79,8 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
     private final byte[] token;
     private final Endpoint endpoint;
     private final EventLoopGroup group;
+    /** Whether this host runs more ranks than it has cores: a waiting thread then yields between polls. */
+    private volatile boolean crowded = true;
     private final Transports transport;
     private final Channel server;
     private final Channel[] outbound;
@@ -133,7 +140,8 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         this.sameHost = new boolean[config.size()];
         this.sharedMemory = config.tls() == null && config.size() > 1 ? SharedMemory.open() : null;
         this.transport = Transports.chosen();
-        this.group = new MultiThreadIoEventLoopGroup(Integer.getInteger("pario.ioThreads", 2), transport.handlers());
+        this.group = WAITERS_DRIVE ? new DrivenEventLoop(transport.handlers(), "pario-io-" + rank)
+            : new MultiThreadIoEventLoopGroup(Integer.getInteger("pario.ioThreads", 2), transport.handlers());
         boolean started = false;
         try {
             final ServerBootstrap sb = new ServerBootstrap().group(group).channel(transport.serverChannel())
@@ -155,9 +163,12 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
             final InetSocketAddress mine = new InetSocketAddress(config.advertisedHost(),
                 ((InetSocketAddress) server.localAddress()).getPort());
             final InetSocketAddress[] table = exchange(config, mine);
+            int here = 1;
             for (int r = 0; r < table.length; r++) {
                 sameHost[r] = r != rank && sameHost(table[rank], table[r]);
+                here += sameHost[r] ? 1 : 0;
             }
+            crowded = here > Runtime.getRuntime().availableProcessors();
             connectAll(config, table);
             if (!inbound.await(config.startupTimeoutMillis(), TimeUnit.MILLISECONDS)) {
                 throw new ParioException(ErrorCategory.TIMEOUT, "start-up: not every rank connected to rank " + rank
@@ -249,6 +260,19 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
             final Channel ch = f.channel();
             ch.attr(PEER).set(r);
             outbound[r] = ch;
+        }
+    }
+
+    /**
+     * A thread that waits for a message polls the connections itself for the brief wait ({@link DrivenEventLoop});
+     * with the loop on threads of its own it only checks.
+     */
+    @Override
+    public void waitBriefly(final java.util.concurrent.CompletableFuture<?> f) {
+        if (group instanceof DrivenEventLoop loop) {
+            loop.driveUntil(f, org.pario.comm.internal.Waiting.SPIN_NANOS, crowded);
+        } else {
+            super.waitBriefly(f);
         }
     }
 

@@ -1,0 +1,383 @@
+package org.pario.comm.internal.tcp;
+
+import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelPromise;
+import io.netty.channel.DefaultChannelPromise;
+import io.netty.channel.IoEventLoop;
+import io.netty.channel.IoHandle;
+import io.netty.channel.IoHandler;
+import io.netty.channel.IoHandlerContext;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.IoRegistration;
+import io.netty.util.concurrent.AbstractScheduledEventExecutor;
+import io.netty.util.concurrent.DefaultPromise;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import io.netty.util.concurrent.Promise;
+import io.netty.util.internal.ThreadExecutorMap;
+
+/**
+ * One event loop for all of a rank's connections, driven by whichever thread waits for a message. A thread
+ * that waits ({@link #driveUntil}) polls the sockets itself, without blocking, so the message it waits for is read,
+ * matched and delivered on its own thread: nobody has to be woken, and waking a thread on a virtual machine costs
+ * as much as the message itself (a bare Netty ping-pong between two JVMs: 16-17 µs per round trip with an event
+ * loop thread and a waiter that checks, 8 µs when the waiter polls). Netty's own {@code ManualIoEventLoop} is
+ * tied to one thread for its lifetime, so this loop lets the thread that drives it change: one at a time, under a
+ * lock, and {@link #inEventLoop(Thread)} is true only for the thread driving it at that moment.
+ *
+ * <p>When nobody waits, a background thread drives the loop, blocking in the poll as an ordinary event loop does.
+ * A waiter that arrives while it blocks wakes it and takes over once it has let go. After a wait that ended with
+ * its message the background thread holds back for {@code -Dpario.loopLingerNanos} (default 100 µs), because
+ * another wait usually follows at once and taking the loop back would cost a wake-up each time; events that arrive
+ * while nobody drives wait at most that long. A waiter that gives up polling (its spin time is over) hands the
+ * loop back to the background thread at once, and tasks submitted while nobody drives wake it as well.
+ *
+ * <p>A thread that drives the loop must not block in a callback; one that waits again from inside a callback
+ * (already driving) only checks, as it cannot drive the loop twice.
+ */
+final class DrivenEventLoop extends AbstractScheduledEventExecutor implements IoEventLoop {
+    private static final long LINGER_NANOS = Long.getLong("pario.loopLingerNanos", 100_000L);
+    /** How long the background thread sleeps while some thread drives the loop before it looks again. */
+    private static final long WAITED_ON_NANOS = 1_000_000L;
+    /**
+     * How long a waiter that need not yield polls without yielding before it starts to yield between polls
+     * ({@code -Dpario.tightPollNanos}). Waits of compiled code end well within it (2 ranks on 2 cores: barrier
+     * 8.6-8.8 µs median, 13-17 at the 90th percentile; with yields from the start 27-37 at the 90th percentile,
+     * as a yield can hand the core to another thread for a time slice). A longer wait is usually one on a peer
+     * whose JVM still compiles code, and polling without yielding there starves the compiler threads (a cold
+     * ping-pong's round trip 105-144 µs when never yielding, 32-37 when always yielding).
+     */
+    private static final long TIGHT_NANOS = Long.getLong("pario.tightPollNanos", 20_000L);
+    private static final int RUNNING = 0;
+    private static final int SHUTTING_DOWN = 1;
+    private static final int TERMINATED = 2;
+
+    private final IoHandler handler;
+    private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+    /** Held by the thread that drives the loop; never taken twice by one thread (see {@link #driveUntil}). */
+    private final ReentrantLock driving = new ReentrantLock();
+    private final AtomicInteger state = new AtomicInteger(RUNNING);
+    private final Promise<Void> termination = new DefaultPromise<>(GlobalEventExecutor.INSTANCE);
+    private final Thread background;
+    /** Threads in {@link #driveUntil}: while any, the background thread stays out of the way. */
+    private final AtomicInteger waiters = new AtomicInteger();
+    private final IoHandlerContext polling = new Context(false);
+    private final IoHandlerContext blocking = new Context(true);
+    /** The thread inside a pass of the loop, or null. */
+    private volatile Thread driver;
+    /** When the last wait that ended with its message did so ({@link System#nanoTime()}). */
+    private volatile long lastWaitEnded = System.nanoTime() - LINGER_NANOS;
+    /** Set by a waiter that gave up polling: the background thread takes over without lingering. */
+    private volatile boolean handedBack;
+    private boolean initialized;
+
+    /**
+     * @param factory the transport's I/O handler
+     * @param name    the background thread's name
+     */
+    DrivenEventLoop(final IoHandlerFactory factory, final String name) {
+        this.handler = factory.newHandler(this);
+        this.background = new Thread(this::drive, name);
+        background.setDaemon(true);
+        background.start();
+    }
+
+    /**
+     * Drives the loop until {@code f} is done or {@code nanos} have passed; while another thread drives it, or once
+     * the loop is shut down, only checks.
+     *
+     * @param f                 what the caller waits for
+     * @param nanos             how long to poll at most
+     * @param yieldBetweenPolls whether to yield the core after every poll that found nothing: needed where threads
+     *                          that poll outnumber cores, so the thread that sends the awaited message can run;
+     *                          otherwise yields start after {@link #TIGHT_NANOS}
+     */
+    void driveUntil(final CompletableFuture<?> f, final long nanos, final boolean yieldBetweenPolls) {
+        if (f.isDone() || nanos <= 0) {
+            return;
+        }
+        final long until = System.nanoTime() + nanos;
+        if (driver == Thread.currentThread() || state.get() != RUNNING) {
+            while (!f.isDone() && System.nanoTime() - until < 0) {
+                Thread.yield();
+            }
+            return;
+        }
+        waiters.incrementAndGet();
+        boolean done = false;
+        final long start = until - nanos;
+        try {
+            // takes the loop from the background thread if it blocks in the poll (a no-op when nobody blocks)
+            handler.wakeup();
+            while (true) {
+                int work = 0;
+                if (driving.tryLock()) {
+                    try {
+                        if (state.get() == RUNNING) {
+                            work = pass(polling);
+                        }
+                    } finally {
+                        driving.unlock();
+                    }
+                }
+                if (f.isDone()) {
+                    done = true;
+                    return;
+                }
+                if (System.nanoTime() - until >= 0) {
+                    return;
+                }
+                if (work == 0) {
+                    if (yieldBetweenPolls || System.nanoTime() - start > TIGHT_NANOS) {
+                        Thread.yield();
+                    } else {
+                        Thread.onSpinWait();
+                    }
+                }
+            }
+        } finally {
+            if (done) {
+                lastWaitEnded = System.nanoTime();
+            } else {
+                handedBack = true;
+            }
+            if (waiters.decrementAndGet() == 0 && (!done || !tasks.isEmpty())) {
+                LockSupport.unpark(background);
+            }
+        }
+    }
+
+    /** The background thread: drives the loop whenever no waiter does, until the loop is shut down. */
+    private void drive() {
+        while (true) {
+            final long lingerLeft = LINGER_NANOS - (System.nanoTime() - lastWaitEnded);
+            if (state.get() == RUNNING && (waiters.get() > 0
+                || !handedBack && lingerLeft > 0 && tasks.isEmpty())) {
+                // a waiter that leaves without its message, or a task submitted while nobody drives, unparks it
+                LockSupport.parkNanos(this, waiters.get() > 0 ? WAITED_ON_NANOS : lingerLeft);
+                continue;
+            }
+            handedBack = false;
+            driving.lock();
+            try {
+                if (state.get() != RUNNING) {
+                    finish();
+                    return;
+                }
+                pass(blocking);
+            } catch (Throwable t) {
+                // a failing pass must not end the loop: Netty's own loops log and go on the same way
+                System.getLogger(DrivenEventLoop.class.getName()).log(System.Logger.Level.WARNING,
+                    "unexpected failure in the event loop", t);
+            } finally {
+                driving.unlock();
+            }
+        }
+    }
+
+    /** One pass: ready I/O, then due scheduled tasks, then submitted tasks (caller holds the lock). */
+    private int pass(final IoHandlerContext context) {
+        driver = Thread.currentThread();
+        final EventExecutor previous = ThreadExecutorMap.setCurrentExecutor(this);
+        try {
+            if (!initialized) {
+                initialized = true;
+                handler.initialize();
+            }
+            return handler.run(context) + runTasks();
+        } finally {
+            ThreadExecutorMap.setCurrentExecutor(previous);
+            driver = null;
+        }
+    }
+
+    private int runTasks() {
+        int ran = 0;
+        final long now = getCurrentTimeNanos();
+        for (Runnable due = pollScheduledTask(now); due != null; due = pollScheduledTask(now)) {
+            safeExecute(due);
+            ran++;
+        }
+        for (Runnable task = tasks.poll(); task != null; task = tasks.poll()) {
+            safeExecute(task);
+            ran++;
+        }
+        return ran;
+    }
+
+    /** Closes every registration, runs what that submits, and frees the handler (background thread, locked). */
+    private void finish() {
+        driver = Thread.currentThread();
+        try {
+            runTasks();
+            handler.prepareToDestroy();
+            while (runTasks() > 0) {
+                continue;
+            }
+            handler.destroy();
+            while (runTasks() > 0) {
+                continue;
+            }
+            cancelScheduledTasks();
+        } finally {
+            driver = null;
+            state.set(TERMINATED);
+            termination.setSuccess(null);
+        }
+    }
+
+    @Override
+    public boolean inEventLoop(final Thread thread) {
+        return driver == thread;
+    }
+
+    @Override
+    public void execute(final Runnable task) {
+        if (state.get() == TERMINATED) {
+            throw new RejectedExecutionException("the event loop is shut down");
+        }
+        tasks.add(task);
+        if (!inEventLoop()) {
+            handler.wakeup();
+            if (waiters.get() == 0) {
+                LockSupport.unpark(background);
+            }
+        }
+    }
+
+    @Override
+    public DrivenEventLoop next() {
+        return this;
+    }
+
+    @Override
+    public DrivenEventLoop parent() {
+        return this;
+    }
+
+    @Override
+    @Deprecated
+    public ChannelFuture register(final Channel channel) {
+        return register(new DefaultChannelPromise(channel, this));
+    }
+
+    @Override
+    public ChannelFuture register(final ChannelPromise promise) {
+        promise.channel().unsafe().register(this, promise);
+        return promise;
+    }
+
+    @Override
+    @Deprecated
+    public ChannelFuture register(final Channel channel, final ChannelPromise promise) {
+        channel.unsafe().register(this, promise);
+        return promise;
+    }
+
+    @Override
+    public Future<IoRegistration> register(final IoHandle handle) {
+        final Promise<IoRegistration> promise = newPromise();
+        if (inEventLoop()) {
+            registerNow(handle, promise);
+        } else {
+            execute(() -> registerNow(handle, promise));
+        }
+        return promise;
+    }
+
+    private void registerNow(final IoHandle handle, final Promise<IoRegistration> promise) {
+        try {
+            promise.setSuccess(handler.register(handle));
+        } catch (Exception e) {
+            promise.setFailure(e);
+        }
+    }
+
+    @Override
+    public boolean isCompatible(final Class<? extends IoHandle> handleType) {
+        return handler.isCompatible(handleType);
+    }
+
+    @Override
+    public boolean isIoType(final Class<? extends IoHandler> handlerType) {
+        return handler.getClass().equals(handlerType);
+    }
+
+    /** Shuts down at once: the quiet period is not waited for, as nothing is submitted after a fabric closes. */
+    @Override
+    public Future<?> shutdownGracefully(final long quietPeriod, final long timeout, final TimeUnit unit) {
+        if (state.compareAndSet(RUNNING, SHUTTING_DOWN)) {
+            handler.wakeup();
+            LockSupport.unpark(background);
+        }
+        return termination;
+    }
+
+    @Override
+    @Deprecated
+    public void shutdown() {
+        shutdownGracefully(0, 0, TimeUnit.SECONDS);
+    }
+
+    @Override
+    public Future<?> terminationFuture() {
+        return termination;
+    }
+
+    @Override
+    public boolean isShuttingDown() {
+        return state.get() != RUNNING;
+    }
+
+    @Override
+    public boolean isShutdown() {
+        return state.get() != RUNNING;
+    }
+
+    @Override
+    public boolean isTerminated() {
+        return state.get() == TERMINATED;
+    }
+
+    @Override
+    public boolean awaitTermination(final long timeout, final TimeUnit unit) throws InterruptedException {
+        return termination.await(timeout, unit);
+    }
+
+    /** What the I/O handler may do in a pass: block in the poll (background thread) or only look (waiters). */
+    private final class Context implements IoHandlerContext {
+        private final boolean mayBlock;
+
+        Context(final boolean mayBlock) {
+            this.mayBlock = mayBlock;
+        }
+
+        @Override
+        public boolean canBlock() {
+            // read after the handler announced that it is about to block, so a waiter's wake-up is never lost
+            return mayBlock && tasks.isEmpty() && waiters.get() == 0 && state.get() == RUNNING;
+        }
+
+        @Override
+        public long delayNanos(final long currentTimeNanos) {
+            // scheduled deadlines count from the ticker's start, not System.nanoTime's; the base class converts
+            return mayBlock ? DrivenEventLoop.this.delayNanos(currentTimeNanos, TimeUnit.SECONDS.toNanos(1)) : 0;
+        }
+
+        @Override
+        public long deadlineNanos() {
+            return mayBlock ? nextScheduledTaskDeadlineNanos() : -1;
+        }
+    }
+}

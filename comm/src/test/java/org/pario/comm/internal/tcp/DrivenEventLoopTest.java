@@ -1,0 +1,122 @@
+package org.pario.comm.internal.tcp;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The event loop that waiting threads drive: tasks and timers run whether or not anyone waits, a waiting thread
+ * runs them itself, only one thread drives at a time, a wait from inside the loop does not drive it twice, and a
+ * shut-down loop refuses work. Socket traffic through it is covered by every test over the TCP transport.
+ */
+@Timeout(60)
+class DrivenEventLoopTest {
+    private DrivenEventLoop loop;
+
+    @BeforeEach
+    void start() {
+        loop = new DrivenEventLoop(Transports.chosen().handlers(), "test-loop");
+    }
+
+    @AfterEach
+    void stop() {
+        loop.shutdownGracefully(0, 0, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void aTaskRunsOnTheLoopWhenNobodyWaits() throws Exception {
+        final CompletableFuture<Boolean> inLoop = new CompletableFuture<>();
+        loop.execute(() -> inLoop.complete(loop.inEventLoop()));
+        assertTrue(inLoop.get(10, TimeUnit.SECONDS));
+        assertFalse(loop.inEventLoop(), "the test thread does not drive the loop");
+    }
+
+    @Test
+    void aTimerFiresWhenNobodyWaits() throws Exception {
+        final CompletableFuture<Boolean> fired = new CompletableFuture<>();
+        loop.schedule(() -> fired.complete(loop.inEventLoop()), 20, TimeUnit.MILLISECONDS);
+        assertTrue(fired.get(10, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void waitingThreadsRunTasksThemselvesOneAtATime() throws Exception {
+        final Thread waiter = Thread.currentThread();
+        final AtomicInteger onWaiter = new AtomicInteger();
+        final AtomicInteger inside = new AtomicInteger();
+        final AtomicInteger overlaps = new AtomicInteger();
+        final int rounds = 2000;
+        for (int i = 0; i < rounds; i++) {
+            final CompletableFuture<Thread> ranOn = new CompletableFuture<>();
+            final Thread submitter = new Thread(() -> loop.execute(() -> {
+                if (inside.incrementAndGet() != 1) {
+                    overlaps.incrementAndGet();
+                }
+                ranOn.complete(Thread.currentThread());
+                inside.decrementAndGet();
+            }));
+            submitter.start();
+            loop.driveUntil(ranOn, TimeUnit.SECONDS.toNanos(1), false);
+            final Thread t = ranOn.get(10, TimeUnit.SECONDS);
+            submitter.join();
+            if (t == waiter) {
+                onWaiter.incrementAndGet();
+            }
+        }
+        assertEquals(0, overlaps.get(), "two threads drove the loop at once");
+        // the background thread holds back after a wait that ended well, so the waiter runs nearly all of them
+        assertTrue(onWaiter.get() > 0, "no task ran on the waiting thread in " + rounds + " rounds");
+    }
+
+    @Test
+    void aWaitFromInsideTheLoopOnlyChecks() throws Exception {
+        final CompletableFuture<String> outcome = new CompletableFuture<>();
+        loop.execute(() -> {
+            try {
+                loop.driveUntil(new CompletableFuture<>(), TimeUnit.MILLISECONDS.toNanos(5), false);
+                outcome.complete("returned");
+            } catch (RuntimeException e) {
+                outcome.complete(e.toString());
+            }
+        });
+        assertEquals("returned", outcome.get(10, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void aWaitThatGivesUpHandsTheLoopBack() throws Exception {
+        loop.driveUntil(new CompletableFuture<>(), TimeUnit.MILLISECONDS.toNanos(2), false);
+        final CountDownLatch ran = new CountDownLatch(1);
+        final CompletableFuture<Thread> ranOn = new CompletableFuture<>();
+        loop.execute(() -> {
+            ranOn.complete(Thread.currentThread());
+            ran.countDown();
+        });
+        assertTrue(ran.await(10, TimeUnit.SECONDS));
+        assertNotEquals(Thread.currentThread(), ranOn.get());
+    }
+
+    @Test
+    void aShutDownLoopTerminatesAndRefusesWork() throws Exception {
+        final CompletableFuture<Boolean> last = new CompletableFuture<>();
+        loop.execute(() -> last.complete(true));
+        assertTrue(loop.shutdownGracefully(0, 0, TimeUnit.SECONDS).await(10, TimeUnit.SECONDS));
+        assertTrue(loop.isTerminated());
+        assertTrue(last.get(1, TimeUnit.SECONDS), "a task submitted before the shutdown ran");
+        assertThrows(RejectedExecutionException.class, () -> loop.execute(() -> { }));
+        final CompletableFuture<Void> never = new CompletableFuture<>();
+        loop.driveUntil(never, TimeUnit.MILLISECONDS.toNanos(1), false);
+        assertFalse(never.isDone());
+    }
+}
