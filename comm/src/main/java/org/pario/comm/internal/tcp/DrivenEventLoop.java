@@ -28,20 +28,24 @@ import io.netty.util.concurrent.Promise;
 import io.netty.util.internal.ThreadExecutorMap;
 
 /**
- * One event loop for all of a rank's connections, driven by whichever thread waits for a message. A thread
- * that waits ({@link #driveUntil}) polls the sockets itself, without blocking, so the message it waits for is read,
- * matched and delivered on its own thread: nobody has to be woken, and waking a thread on a virtual machine costs
- * as much as the message itself (a bare Netty ping-pong between two JVMs: 16-17 µs per round trip with an event
- * loop thread and a waiter that checks, 8 µs when the waiter polls). Netty's own {@code ManualIoEventLoop} is
- * tied to one thread for its lifetime, so this loop lets the thread that drives it change: one at a time, under a
- * lock, and {@link #inEventLoop(Thread)} is true only for the thread driving it at that moment.
+ * One event loop for all of a rank's connections, driven by whichever thread waits for a message. A thread that
+ * waits ({@link #driveUntil}) polls the sockets itself, so the message it waits for is read, matched and delivered
+ * on its own thread: nobody else has to be woken first, and waking a thread on a virtual machine costs as much as
+ * the message itself (a bare Netty ping-pong between two JVMs: 16-17 µs per round trip with an event-loop thread
+ * and a waiter that checks, 8 µs when the waiter polls). Netty's own {@code ManualIoEventLoop} is tied to one
+ * thread for its lifetime, so this loop lets the thread that drives it change: one at a time, under a lock, and
+ * {@link #inEventLoop(Thread)} is true only for the thread driving it at that moment.
+ *
+ * <p>A waiter first polls without blocking for {@code -Dpario.tightPollNanos}, then sleeps in the poll itself
+ * until its message, a task or another waiter wakes it, or its time is over; where ranks outnumber cores it sleeps
+ * at once, as polling would only keep the sender off the core.
  *
  * <p>When nobody waits, a background thread drives the loop, blocking in the poll as an ordinary event loop does.
  * A waiter that arrives while it blocks wakes it and takes over once it has let go. After a wait that ended with
  * its message the background thread holds back for {@code -Dpario.loopLingerNanos} (default 100 µs), because
  * another wait usually follows at once and taking the loop back would cost a wake-up each time; events that arrive
- * while nobody drives wait at most that long. A waiter that gives up polling (its spin time is over) hands the
- * loop back to the background thread at once, and tasks submitted while nobody drives wake it as well.
+ * while nobody drives wait at most that long. A waiter whose time is over hands the loop back to the background
+ * thread at once, and tasks submitted while nobody drives wake it as well.
  *
  * <p>A thread that drives the loop must not block in a callback; one that waits again from inside a callback
  * (already driving) only checks, as it cannot drive the loop twice.
@@ -51,14 +55,14 @@ final class DrivenEventLoop extends AbstractScheduledEventExecutor implements Io
     /** How long the background thread sleeps while some thread drives the loop before it looks again. */
     private static final long WAITED_ON_NANOS = 1_000_000L;
     /**
-     * How long a waiter that need not yield polls without yielding before it starts to yield between polls
-     * ({@code -Dpario.tightPollNanos}). Waits of compiled code end well within it (2 ranks on 2 cores: barrier
-     * 8.6-8.8 µs median, 13-17 at the 90th percentile; with yields from the start 27-37 at the 90th percentile,
-     * as a yield can hand the core to another thread for a time slice). A longer wait is usually one on a peer
-     * whose JVM still compiles code, and polling without yielding there starves the compiler threads (a cold
-     * ping-pong's round trip 105-144 µs when never yielding, 32-37 when always yielding).
+     * How long a waiter polls without blocking before it sleeps in the poll ({@code -Dpario.tightPollNanos},
+     * default 50 µs), where ranks do not outnumber cores. Shorter windows feed on themselves: a waiter that slept
+     * answers late, so its peer's next wait outlasts the window and it sleeps too (2 ranks on 2 cores, 8 B
+     * ping-pong round trips: 56-59 µs median with 20 µs, 14-15 with 40 or 50). Yielding between polls instead of
+     * sleeping kept the poller's core from the sender whenever the scheduler had put both on one core (8 B
+     * collectives then 22-30 µs, or 60-70 when polling tightly, in a third to all of the runs).
      */
-    private static final long TIGHT_NANOS = Long.getLong("pario.tightPollNanos", 20_000L);
+    private static final long TIGHT_NANOS = Long.getLong("pario.tightPollNanos", 50_000L);
     private static final int RUNNING = 0;
     private static final int SHUTTING_DOWN = 1;
     private static final int TERMINATED = 2;
@@ -74,6 +78,7 @@ final class DrivenEventLoop extends AbstractScheduledEventExecutor implements Io
     private final AtomicInteger waiters = new AtomicInteger();
     private final IoHandlerContext polling = new Context(false);
     private final IoHandlerContext blocking = new Context(true);
+    private final WaiterContext sleeping = new WaiterContext();
     /** The thread inside a pass of the loop, or null. */
     private volatile Thread driver;
     /** When the last wait that ended with its message did so ({@link System#nanoTime()}). */
@@ -94,16 +99,16 @@ final class DrivenEventLoop extends AbstractScheduledEventExecutor implements Io
     }
 
     /**
-     * Drives the loop until {@code f} is done or {@code nanos} have passed; while another thread drives it, or once
-     * the loop is shut down, only checks.
+     * Drives the loop until {@code f} is done or {@code nanos} have passed: polling for {@link #TIGHT_NANOS}
+     * first unless {@code crowded}, then sleeping in the poll. While another thread drives the loop, or once it is
+     * shut down, only checks.
      *
-     * @param f                 what the caller waits for
-     * @param nanos             how long to poll at most
-     * @param yieldBetweenPolls whether to yield the core after every poll that found nothing: needed where threads
-     *                          that poll outnumber cores, so the thread that sends the awaited message can run;
-     *                          otherwise yields start after {@link #TIGHT_NANOS}
+     * @param f       what the caller waits for
+     * @param nanos   how long to drive at most
+     * @param crowded whether this host runs more ranks than it has cores: then the waiter sleeps in the poll at
+     *                once, as polling would keep the sender of the awaited message off the core
      */
-    void driveUntil(final CompletableFuture<?> f, final long nanos, final boolean yieldBetweenPolls) {
+    void driveUntil(final CompletableFuture<?> f, final long nanos, final boolean crowded) {
         if (f.isDone() || nanos <= 0) {
             return;
         }
@@ -117,6 +122,7 @@ final class DrivenEventLoop extends AbstractScheduledEventExecutor implements Io
         waiters.incrementAndGet();
         boolean done = false;
         final long start = until - nanos;
+        boolean pollPhase = !crowded;
         try {
             // takes the loop from the background thread if it blocks in the poll (a no-op when nobody blocks)
             handler.wakeup();
@@ -139,10 +145,23 @@ final class DrivenEventLoop extends AbstractScheduledEventExecutor implements Io
                     return;
                 }
                 if (work == 0) {
-                    if (yieldBetweenPolls || System.nanoTime() - start > TIGHT_NANOS) {
-                        Thread.yield();
-                    } else {
+                    if (pollPhase && System.nanoTime() - start > TIGHT_NANOS) {
+                        pollPhase = false;
+                    }
+                    if (pollPhase) {
                         Thread.onSpinWait();
+                    } else if (driving.tryLock()) {
+                        // sleeps in the poll itself: the message wakes this thread, nobody else has to run first
+                        try {
+                            if (state.get() == RUNNING && !f.isDone()) {
+                                sleeping.until = until;
+                                pass(sleeping);
+                            }
+                        } finally {
+                            driving.unlock();
+                        }
+                    } else {
+                        Thread.yield();
                     }
                 }
             }
@@ -356,6 +375,31 @@ final class DrivenEventLoop extends AbstractScheduledEventExecutor implements Io
     }
 
     /** What the I/O handler may do in a pass: block in the poll (background thread) or only look (waiters). */
+    /** A waiter sleeping in the poll until its brief wait is over, unless a task or another waiter comes. */
+    private final class WaiterContext implements IoHandlerContext {
+        /** When the wait is over ({@link System#nanoTime()}); set under the lock before each pass. */
+        long until;
+
+        @Override
+        public boolean canBlock() {
+            return tasks.isEmpty() && waiters.get() <= 1 && state.get() == RUNNING;
+        }
+
+        @Override
+        public long delayNanos(final long currentTimeNanos) {
+            return Math.max(0, Math.min(until - currentTimeNanos,
+                DrivenEventLoop.this.delayNanos(currentTimeNanos, Long.MAX_VALUE)));
+        }
+
+        @Override
+        public long deadlineNanos() {
+            // in the scheduler's time base; never "none", or the poll would not time out
+            final long mine = until - ticker().initialNanoTime();
+            final long next = nextScheduledTaskDeadlineNanos();
+            return next == -1 ? mine : Math.min(mine, next);
+        }
+    }
+
     private final class Context implements IoHandlerContext {
         private final boolean mayBlock;
 

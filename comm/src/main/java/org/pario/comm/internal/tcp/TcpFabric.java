@@ -72,6 +72,11 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
      * run on a Netty event loop group of {@code -Dpario.ioThreads} threads ({@code -Dpario.waitersDrive=false}).
      */
     static final boolean WAITERS_DRIVE = !"false".equals(System.getProperty("pario.waitersDrive"));
+    /**
+     * How long a waiting thread drives the loop before it leaves it to the background thread and blocks
+     * ({@code -Dpario.driveNanos}, default 1 ms; 0 turns driving off).
+     */
+    static final long DRIVE_NANOS = Long.getLong("pario.driveNanos", 1_000_000L);
     /** The gate every frame to an outbound connection passes. */
     private static final AttributeKey<Gate> GATE = AttributeKey.valueOf("pario.gate");
 
@@ -79,7 +84,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
     private final byte[] token;
     private final Endpoint endpoint;
     private final EventLoopGroup group;
-    /** Whether this host runs more ranks than it has cores: a waiting thread then yields between polls. */
+    /** Whether this host runs more ranks than it has cores: a waiting thread then sleeps in the poll at once. */
     private volatile boolean crowded = true;
     private final Transports transport;
     private final Channel server;
@@ -264,13 +269,13 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
     }
 
     /**
-     * A thread that waits for a message polls the connections itself for the brief wait ({@link DrivenEventLoop});
-     * with the loop on threads of its own it only checks.
+     * A thread that waits for a message drives the connections' event loop itself for up to {@link #DRIVE_NANOS}
+     * ({@link DrivenEventLoop}); with the loop on threads of its own it only checks.
      */
     @Override
     public void waitBriefly(final java.util.concurrent.CompletableFuture<?> f) {
         if (group instanceof DrivenEventLoop loop) {
-            loop.driveUntil(f, org.pario.comm.internal.Waiting.SPIN_NANOS, crowded);
+            loop.driveUntil(f, DRIVE_NANOS, crowded);
         } else {
             super.waitBriefly(f);
         }

@@ -81,6 +81,28 @@ class DrivenEventLoopTest {
     }
 
     @Test
+    void aWaiterSleepingInThePollWakesForATask() throws Exception {
+        final CompletableFuture<Thread> ranOn = new CompletableFuture<>();
+        final Thread submitter = new Thread(() -> {
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            loop.execute(() -> ranOn.complete(Thread.currentThread()));
+        });
+        submitter.start();
+        final long start = System.nanoTime();
+        // crowded: sleeps in the poll at once, for up to 30 s unless the task's wake-up reaches it
+        loop.driveUntil(ranOn, TimeUnit.SECONDS.toNanos(30), true);
+        final long waitedMillis = (System.nanoTime() - start) / 1_000_000;
+        submitter.join();
+        assertTrue(ranOn.isDone());
+        assertTrue(waitedMillis < 20_000, "the task's wake-up was lost: the waiter slept " + waitedMillis + " ms");
+        assertEquals(Thread.currentThread(), ranOn.get(), "the sleeping waiter ran the task itself");
+    }
+
+    @Test
     void aWaitFromInsideTheLoopOnlyChecks() throws Exception {
         final CompletableFuture<String> outcome = new CompletableFuture<>();
         loop.execute(() -> {
