@@ -1,5 +1,6 @@
 package org.pario.comm.internal;
 
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 import org.pario.ErrorCategory;
@@ -47,7 +48,7 @@ public abstract class Fabric {
      *
      * @param f a message operation's future
      */
-    public void waitBriefly(final java.util.concurrent.CompletableFuture<?> f) {
+    public void waitBriefly(final CompletableFuture<?> f) {
         Waiting.yieldUntil(f);
     }
 

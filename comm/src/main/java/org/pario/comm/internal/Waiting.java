@@ -14,7 +14,7 @@ import java.util.concurrent.CompletableFuture;
  */
 public final class Waiting {
     /** How long to check before blocking, in nanoseconds. */
-    public static final long SPIN_NANOS = Long.getLong("pario.spinNanos", 50_000L);
+    private static final long SPIN_NANOS = Long.getLong("pario.spinNanos", 50_000L);
 
     private Waiting() {
     }

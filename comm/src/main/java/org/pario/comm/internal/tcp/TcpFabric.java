@@ -84,6 +84,8 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
     private final byte[] token;
     private final Endpoint endpoint;
     private final EventLoopGroup group;
+    /** How long a failed write waits for the peer's own word on why it left (see {@link #failedSend}). */
+    private static final long SEND_FAILURE_GRACE_MILLIS = 100;
     /** Whether this host runs more ranks than it has cores: a waiting thread then sleeps in the poll at once. */
     private volatile boolean crowded = true;
     private final Transports transport;
@@ -273,7 +275,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
      * ({@link DrivenEventLoop}); with the loop on threads of its own it only checks.
      */
     @Override
-    public void waitBriefly(final java.util.concurrent.CompletableFuture<?> f) {
+    public void waitBriefly(final CompletableFuture<?> f) {
         if (group instanceof DrivenEventLoop loop) {
             loop.driveUntil(f, DRIVE_NANOS, crowded);
         } else {
@@ -384,9 +386,19 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         return false;
     }
 
+    /**
+     * A write to {@code dest} failed: it departs, but only {@link #SEND_FAILURE_GRACE_MILLIS} later. A peer that
+     * leaves after an error says why (ABORT) on its own connection before it closes ours, and that reason, naming
+     * the rank that failed first, is what the caller must hear; a write can fail before anyone has read it.
+     */
     private void failedSend(final int dest, final io.netty.util.concurrent.Future<? super Void> f) {
         if (!f.isSuccess() && !closed.get()) {
-            depart(dest, new IOException("sending to rank " + dest + " failed: " + f.cause()));
+            final IOException failure = new IOException("sending to rank " + dest + " failed: " + f.cause());
+            try {
+                group.schedule(() -> depart(dest, failure), SEND_FAILURE_GRACE_MILLIS, TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                depart(dest, failure);
+            }
         }
     }
 
