@@ -46,7 +46,8 @@ int main(int argc, char **argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &n);
     if (rank == 0) printf("# %s, %d ranks\n", argc > 1 ? argv[1] : "C MPI", n);
-    {   /* the same untimed warm-up as CommBenchmark.warmUp: the five 8 B operations, 10000 rounds or 5 s */
+    {   /* the same untimed warm-up as CommBenchmark.warmUp: the five 8 B operations and an 8 B ping-pong,
+         * 10000 rounds or 5 s */
         int more = 1;
         double x = 0, y, *all = calloc(n, 8), *s = calloc(n, 8), *r = calloc(n, 8), start = MPI_Wtime();
         for (int i = 0; more; i++) {
@@ -56,6 +57,7 @@ int main(int argc, char **argv) {
             MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
             MPI_Gather(&x, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
             MPI_Alltoall(s, 1, MPI_DOUBLE, r, 1, MPI_DOUBLE, MPI_COMM_WORLD);
+            if (n > 1) ping_pong(rank, &x, &y, 1);
         }
         free(all); free(s); free(r);
     }

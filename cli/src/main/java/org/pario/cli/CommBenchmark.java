@@ -59,12 +59,13 @@ final class CommBenchmark {
     }
 
     /**
-     * Runs the 8 B operations untimed before anything is measured, for {@value #WARM_UP_ROUNDS} rounds or
-     * {@value #WARM_UP_MILLIS} ms by rank 0's clock, whichever ends first. A JVM runs new code slowly until it has
-     * compiled it, after some thousands of calls (with 2 ranks on 2 cores, 8 B operations took 40-90 µs in the
-     * first 30000 calls and 15-20 µs after); a job that checkpoints for minutes runs compiled code, so that is
-     * what the table shows. {@code bench/c/comm_bench.c} runs the same warm-up; the time bound keeps a stack
-     * that polls with more ranks than cores from spending minutes on it.
+     * Runs the 8 B operations and an 8 B ping-pong untimed before anything is measured, for
+     * {@value #WARM_UP_ROUNDS} rounds or {@value #WARM_UP_MILLIS} ms by rank 0's clock, whichever ends first. A
+     * JVM runs new code slowly until it has compiled it, after some thousands of calls (with 2 ranks on 2 cores, 8
+     * B operations took 40-90 µs in the first 30000 calls and 15-20 µs after); a job that checkpoints for minutes
+     * runs compiled code, so that is what the table shows. Without the ping-pong in it, the timed ping-pong took
+     * 48-58 µs per message where the others took 6-12. {@code bench/c/comm_bench.c} runs the same warm-up; the
+     * time bound keeps a stack that polls with more ranks than cores from spending minutes on it.
      */
     private static void warmUp(final Communicator world) {
         final int n = world.size();
@@ -82,6 +83,9 @@ final class CommBenchmark {
             world.allreduce(x, y, 1, Datatype.DOUBLE, Op.SUM);
             world.gather(x, 1, Datatype.DOUBLE, all, 1, Datatype.DOUBLE, 0);
             world.alltoall(s, 1, Datatype.DOUBLE, r, 1, Datatype.DOUBLE);
+            if (n > 1) {
+                pingPong(world, x, y, 1);
+            }
         }
     }
 
