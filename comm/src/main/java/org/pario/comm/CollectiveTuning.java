@@ -16,11 +16,16 @@ package org.pario.comm;
  * @param bcastPipelineMinBytes  from this size on, with 3 ranks or more, bcast pipelines segments along the ranks
  *                               instead of sending the whole message down a binomial tree
  * @param bcastSegmentBytes      the pipeline's segment size (rounded down to whole elements, at least one)
+ * @param alltoallAllAtOnceMaxBytes up to this size of every block, alltoall(v/w) posts all its receives and sends
+ *                               all its blocks before it waits, so ranks wait once instead of once per step of the
+ *                               pairwise exchange it uses for larger blocks (which keeps one exchange in flight)
  */
-public record CollectiveTuning(long allreduceLargeMinBytes, long bcastPipelineMinBytes, long bcastSegmentBytes) {
+public record CollectiveTuning(long allreduceLargeMinBytes, long bcastPipelineMinBytes, long bcastSegmentBytes,
+                               long alltoallAllAtOnceMaxBytes) {
     /** The defaults, with any system-property overrides applied. */
     public static final CollectiveTuning DEFAULT = new CollectiveTuning(
         Long.getLong("pario.tuning.allreduceLargeMinBytes", 512 * 1024L),
         Long.getLong("pario.tuning.bcastPipelineMinBytes", 4L << 20),
-        Long.getLong("pario.tuning.bcastSegmentBytes", 1L << 20));
+        Long.getLong("pario.tuning.bcastSegmentBytes", 1L << 20),
+        Long.getLong("pario.tuning.alltoallAllAtOnceMaxBytes", 32L << 10));
 }

@@ -18,7 +18,8 @@ import org.pario.datatypes.Packer;
  * message carries a tag made of the call's sequence number and the algorithm's step, so concurrent collectives
  * never mix. Algorithms: dissemination barrier; binomial-tree broadcast and (commutative) reduce; rank-ordered
  * reduce for non-commutative operations; linear gather(v)/scatter(v) at the root; ring allgather(v);
- * pairwise-exchange alltoall(v/w); allreduce by recursive doubling (small data) or Rabenseifner's
+ * alltoall(v/w) with every message in flight at once for blocks up to 32 KiB and by pairwise exchange above;
+ * allreduce by recursive doubling (small data) or Rabenseifner's
  * recursive-halving reduce-scatter plus recursive-doubling allgather (large data, see
  * {@link CollectiveTuning}), reduce then broadcast for non-commutative operations, every rank getting bitwise the
  * same result; pairwise-exchange reduce-scatter (reduce then scatter for non-commutative operations); scan as a
@@ -417,6 +418,23 @@ final class Collectives {
             in = memory("sendbuf", sendbuf);
         }
         copy(in.at(sdis[me]), scounts[me], stypes[me], out.at(rdispls[me]), recvcounts[me], recvtypes[me]);
+        if (allAtOnce(scounts, stypes, recvcounts, recvtypes)) {
+            // every receive posted and every block sent before any wait: one round of waiting instead of n - 1
+            // (each rank decides alone; the messages are the same either way)
+            final Pending[] posted = new Pending[n];
+            for (int step = 1; step < n; step++) {
+                final int src = (me - step + n) % n;
+                posted[step] = irecv(c, out.at(rdispls[src]), recvcounts[src], recvtypes[src], src, tag(seq, 0));
+            }
+            for (int step = 1; step < n; step++) {
+                final int dest = (me + step) % n;
+                send(c, in.at(sdis[dest]), scounts[dest], stypes[dest], dest, tag(seq, 0));
+            }
+            for (int step = 1; step < n; step++) {
+                posted[step].join();
+            }
+            return;
+        }
         for (int step = 1; step < n; step++) {
             final int dest = (me + step) % n;
             final int src = (me - step + n) % n;
@@ -425,6 +443,18 @@ final class Collectives {
             send(c, in.at(sdis[dest]), scounts[dest], stypes[dest], dest, tag(seq, 0));
             r.join();
         }
+    }
+
+    /** @return whether every block this rank sends or receives is at most the all-at-once limit */
+    private static boolean allAtOnce(final long[] scounts, final Datatype[] stypes, final long[] rcounts,
+                                     final Datatype[] rtypes) {
+        final long limit = CollectiveTuning.DEFAULT.alltoallAllAtOnceMaxBytes();
+        for (int i = 0; i < scounts.length; i++) {
+            if (scounts[i] * stypes[i].size() > limit || rcounts[i] * rtypes[i].size() > limit) {
+                return false;
+            }
+        }
+        return true;
     }
 
     // ------------------------------------------------------------------ reductions

@@ -406,4 +406,46 @@ class CollectivesTest {
             }
         });
     }
+
+    /**
+     * Blocks on either side of the all-at-once limit in one alltoallv: ranks whose blocks are all small post every
+     * message at once, the others exchange pairwise, and each pair's message still arrives intact.
+     */
+    @ParameterizedTest(name = "{0}, {1} ranks")
+    @MethodSource("transportsAndRanks")
+    void alltoallvMixingSmallAndLargeBlocksAcrossRanks(final Transport transport, final int n) {
+        final int large = (int) (CollectiveTuning.DEFAULT.alltoallAllAtOnceMaxBytes() / 4) + 1000;
+        transport.run(n, world -> {
+            final int me = world.rank();
+            final long[] sc = new long[n];
+            final long[] sd = new long[n];
+            final long[] rc = new long[n];
+            final long[] rd = new long[n];
+            long sTotal = 0;
+            long rTotal = 0;
+            for (int r = 0; r < n; r++) {
+                // rank 0 sends large blocks to odd ranks; everything else is small
+                sc[r] = me == 0 && r % 2 == 1 ? large : 3 + r;
+                rc[r] = r == 0 && me % 2 == 1 ? large : 3 + me;
+                sd[r] = sTotal;
+                rd[r] = rTotal;
+                sTotal += sc[r];
+                rTotal += rc[r];
+            }
+            final int[] send = new int[(int) sTotal];
+            for (int r = 0; r < n; r++) {
+                for (int k = 0; k < sc[r]; k++) {
+                    send[(int) sd[r] + k] = me * 1_000_000 + r * 10_000 + k % 10_000;
+                }
+            }
+            final int[] recv = new int[(int) rTotal];
+            world.alltoallv(send, sc, sd, Datatype.INT, recv, rc, rd, Datatype.INT);
+            for (int r = 0; r < n; r++) {
+                for (int k = 0; k < rc[r]; k++) {
+                    assertEquals(r * 1_000_000 + me * 10_000 + k % 10_000, recv[(int) rd[r] + k],
+                        "from rank " + r + ", element " + k);
+                }
+            }
+        });
+    }
 }
