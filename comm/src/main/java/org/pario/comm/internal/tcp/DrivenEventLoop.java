@@ -78,7 +78,6 @@ final class DrivenEventLoop extends AbstractScheduledEventExecutor implements Io
     private final AtomicInteger waiters = new AtomicInteger();
     private final IoHandlerContext polling = new Context(false);
     private final IoHandlerContext blocking = new Context(true);
-    private final WaiterContext sleeping = new WaiterContext();
     /** The thread inside a pass of the loop, or null. */
     private volatile Thread driver;
     /** When the last wait that ended with its message did so ({@link System#nanoTime()}). */
@@ -122,21 +121,13 @@ final class DrivenEventLoop extends AbstractScheduledEventExecutor implements Io
         waiters.incrementAndGet();
         boolean done = false;
         final long start = until - nanos;
-        boolean pollPhase = !crowded;
         try {
             // takes the loop from the background thread if it blocks in the poll (a no-op when nobody blocks)
             handler.wakeup();
+            // null while the waiter still polls without blocking
+            WaiterContext sleeping = crowded ? new WaiterContext(until) : null;
             while (true) {
-                int work = 0;
-                if (driving.tryLock()) {
-                    try {
-                        if (state.get() == RUNNING) {
-                            work = pass(polling);
-                        }
-                    } finally {
-                        driving.unlock();
-                    }
-                }
+                final int work = tryPass(polling, f);
                 if (f.isDone()) {
                     done = true;
                     return;
@@ -144,23 +135,14 @@ final class DrivenEventLoop extends AbstractScheduledEventExecutor implements Io
                 if (System.nanoTime() - until >= 0) {
                     return;
                 }
-                if (work == 0) {
-                    if (pollPhase && System.nanoTime() - start > TIGHT_NANOS) {
-                        pollPhase = false;
+                if (work <= 0) {
+                    if (sleeping == null && System.nanoTime() - start > TIGHT_NANOS) {
+                        sleeping = new WaiterContext(until);
                     }
-                    if (pollPhase) {
+                    if (sleeping == null) {
                         Thread.onSpinWait();
-                    } else if (driving.tryLock()) {
-                        // sleeps in the poll itself: the message wakes this thread, nobody else has to run first
-                        try {
-                            if (state.get() == RUNNING && !f.isDone()) {
-                                sleeping.until = until;
-                                pass(sleeping);
-                            }
-                        } finally {
-                            driving.unlock();
-                        }
-                    } else {
+                    } else if (tryPass(sleeping, f) < 0) {
+                        // another thread drives the loop, and delivers this thread's message too
                         Thread.yield();
                     }
                 }
@@ -174,6 +156,23 @@ final class DrivenEventLoop extends AbstractScheduledEventExecutor implements Io
             if (waiters.decrementAndGet() == 0 && (!done || !tasks.isEmpty())) {
                 LockSupport.unpark(background);
             }
+        }
+    }
+
+    /**
+     * One pass with {@code context} unless another thread drives the loop, {@code f} is done or the loop is shut
+     * down.
+     *
+     * @return the events and tasks handled, or -1 when another thread drives the loop
+     */
+    private int tryPass(final IoHandlerContext context, final CompletableFuture<?> f) {
+        if (!driving.tryLock()) {
+            return -1;
+        }
+        try {
+            return state.get() == RUNNING && !f.isDone() ? pass(context) : 0;
+        } finally {
+            driving.unlock();
         }
     }
 
@@ -375,10 +374,17 @@ final class DrivenEventLoop extends AbstractScheduledEventExecutor implements Io
     }
 
     /** What the I/O handler may do in a pass: block in the poll (background thread) or only look (waiters). */
-    /** A waiter sleeping in the poll until its brief wait is over, unless a task or another waiter comes. */
+    /**
+     * A waiter sleeping in the poll itself until its wait is over, unless its message, a task or another waiter
+     * comes: the message then wakes this thread, nobody else has to run first.
+     */
     private final class WaiterContext implements IoHandlerContext {
-        /** When the wait is over ({@link System#nanoTime()}); set under the lock before each pass. */
-        long until;
+        /** When the wait is over ({@link System#nanoTime()}). */
+        private final long until;
+
+        WaiterContext(final long until) {
+            this.until = until;
+        }
 
         @Override
         public boolean canBlock() {

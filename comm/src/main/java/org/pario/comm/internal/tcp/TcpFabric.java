@@ -87,7 +87,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
     /** How long a failed write waits for the peer's own word on why it left (see {@link #failedSend}). */
     private static final long SEND_FAILURE_GRACE_MILLIS = 100;
     /** Whether this host runs more ranks than it has cores: a waiting thread then sleeps in the poll at once. */
-    private volatile boolean crowded = true;
+    private final boolean crowded;
     private final Transports transport;
     private final Channel server;
     private final Channel[] outbound;

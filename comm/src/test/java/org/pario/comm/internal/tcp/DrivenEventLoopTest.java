@@ -83,11 +83,11 @@ class DrivenEventLoopTest {
     @Test
     void aWaiterSleepingInThePollWakesForATask() throws Exception {
         final CompletableFuture<Thread> ranOn = new CompletableFuture<>();
+        final Thread waiter = Thread.currentThread();
         final Thread submitter = new Thread(() -> {
-            try {
-                Thread.sleep(50);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+            // submits once the waiter drives the loop, which it then mostly does asleep in the poll
+            while (!loop.inEventLoop(waiter)) {
+                Thread.onSpinWait();
             }
             loop.execute(() -> ranOn.complete(Thread.currentThread()));
         });
