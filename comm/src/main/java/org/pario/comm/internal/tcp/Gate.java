@@ -2,6 +2,7 @@ package org.pario.comm.internal.tcp;
 
 import java.io.IOException;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
@@ -30,13 +31,17 @@ final class Gate {
     private int inNetty = 1;
     /** Set under the lock right before the socket is closed; no direct write starts after it. */
     private boolean closed;
+    /** Frames handed to Netty and not yet written, over all of a rank's gates. */
+    private final AtomicInteger unwritten;
 
     /**
-     * @param channel the connection
-     * @param direct  whether frames may be written to its socket directly (plain TCP over epoll)
+     * @param channel   the connection
+     * @param direct    whether frames may be written to its socket directly (plain TCP over epoll)
+     * @param unwritten frames handed to Netty and not yet written, shared by all of a rank's gates
      */
-    Gate(final Channel channel, final boolean direct) {
+    Gate(final Channel channel, final boolean direct, final AtomicInteger unwritten) {
         this.channel = channel;
+        this.unwritten = unwritten;
         this.socket = direct && channel instanceof EpollSocketChannel e ? e.fd() : null;
     }
 
@@ -59,12 +64,14 @@ final class Gate {
                 try {
                     // always as a task, even on the event loop: a write made there at once would overtake writes
                     // other threads queued before it, among them the rest of a frame the socket took only part of
+                    unwritten.incrementAndGet();
                     channel.eventLoop().execute(
                         () -> channel.writeAndFlush(frame).addListener(f -> done()).addListener(listener));
                     inNetty++;
                     return;
                 } catch (RejectedExecutionException e) {
                     // the loop is shut down: the connection is gone
+                    unwritten.decrementAndGet();
                     frame.release();
                     outcome = channel.newFailedFuture(e);
                 }
@@ -112,5 +119,6 @@ final class Gate {
 
     private synchronized void done() {
         inNetty--;
+        unwritten.decrementAndGet();
     }
 }

@@ -11,6 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
@@ -68,6 +69,11 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
      */
     static final boolean DIRECT_WRITES = !"false".equals(System.getProperty("pario.directWrites"));
     /**
+     * How long the background thread of a driven loop sleeps at a time while a thread drives it, when the rank owes
+     * its peers nothing ({@code -Dpario.loopQuietNanos}, default 20 ms; see {@link DrivenEventLoop}).
+     */
+    static final long LOOP_QUIET_NANOS = Long.getLong("pario.loopQuietNanos", 20_000_000L);
+    /**
      * Whether a rank's connections share one {@link DrivenEventLoop} that waiting threads drive (the default), or
      * run on a Netty event loop group of {@code -Dpario.ioThreads} threads ({@code -Dpario.waitersDrive=false}).
      */
@@ -102,6 +108,8 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
     private final AtomicLong ids = new AtomicLong();
     /** Sender side: messages whose data waits here until their receiver asks for it (CTS). */
     private final Map<Long, Parked> parked = new ConcurrentHashMap<>();
+    /** Frames handed to Netty and not yet written, over all outbound connections. */
+    private final AtomicInteger unwritten = new AtomicInteger();
     /** Receiver side: receives that asked for parked data, by receive id. */
     private final Map<Long, Incoming> incoming = new ConcurrentHashMap<>();
     /** Eager messages unpacked into an already posted receive as they arrived. */
@@ -147,7 +155,8 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         this.sameHost = new boolean[config.size()];
         this.sharedMemory = config.tls() == null && config.size() > 1 ? SharedMemory.open() : null;
         this.transport = Transports.chosen();
-        this.group = WAITERS_DRIVE ? new DrivenEventLoop(transport.handlers(), "pario-io-" + rank)
+        this.group = WAITERS_DRIVE ? new DrivenEventLoop(transport.handlers(), "pario-io-" + rank,
+                () -> !parked.isEmpty() || unwritten.get() > 0, LOOP_QUIET_NANOS)
             : new MultiThreadIoEventLoopGroup(Integer.getInteger("pario.ioThreads", 2), transport.handlers());
         boolean started = false;
         try {
@@ -245,7 +254,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
             .handler(new ChannelInitializer<SocketChannel>() {
                 @Override
                 protected void initChannel(final SocketChannel ch) {
-                    ch.attr(GATE).set(new Gate(ch, config.tls() == null && DIRECT_WRITES));
+                    ch.attr(GATE).set(new Gate(ch, config.tls() == null && DIRECT_WRITES, unwritten));
                     if (config.tls() != null) {
                         ch.pipeline().addLast(config.tls().client().newHandler(ch.alloc()));
                     }
@@ -502,6 +511,10 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
      */
     private boolean announce(final long id, final Parked p, final ByteBuf announcement) {
         parked.put(id, p);
+        if (group instanceof DrivenEventLoop loop) {
+            // its request may come while this thread does something else: the loop must not sleep through it
+            loop.owing();
+        }
         if (departed(p.dest)) {
             announcement.release();
             synchronized (p) {

@@ -10,6 +10,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.AfterEach;
@@ -19,7 +20,8 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * The event loop that waiting threads drive: tasks and timers run whether or not anyone waits, a waiting thread
- * runs them itself, only one thread drives at a time, a wait from inside the loop does not drive it twice, and a
+ * runs them itself, only one thread drives at a time, a wait from inside the loop does not drive it twice, the
+ * background thread sleeping while a waiter drives is woken when the rank owes progress and nobody waits, and a
  * shut-down loop refuses work. Socket traffic through it is covered by every test over the TCP transport.
  */
 @Timeout(60)
@@ -140,5 +142,77 @@ class DrivenEventLoopTest {
         final CompletableFuture<Void> never = new CompletableFuture<>();
         loop.driveUntil(never, TimeUnit.MILLISECONDS.toNanos(1), false);
         assertFalse(never.isDone());
+    }
+
+    @Test
+    void aWaiterThatLeavesWhileTheRankOwesProgressWakesTheSleepingBackgroundThread() throws Exception {
+        final AtomicBoolean owes = new AtomicBoolean();
+        final DrivenEventLoop quiet = quietLoop(owes);
+        try {
+            final CompletableFuture<Boolean> fired = new CompletableFuture<>();
+            final Thread waiter = driveWhileAFutureIsPending(quiet, fired, () -> owes.set(true));
+            waiter.join(TimeUnit.SECONDS.toMillis(30));
+            assertFalse(waiter.isAlive());
+            // nobody waits now: only the background thread, which the waiter had to wake, can run the timer
+            assertTrue(fired.get(10, TimeUnit.SECONDS));
+        } finally {
+            quiet.shutdownGracefully(0, 0, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void owingWakesTheBackgroundThreadFromItsQuietSleep() throws Exception {
+        final AtomicBoolean owes = new AtomicBoolean();
+        final DrivenEventLoop quiet = quietLoop(owes);
+        try {
+            final CompletableFuture<Boolean> fired = new CompletableFuture<>();
+            final Thread waiter = driveWhileAFutureIsPending(quiet, fired, () -> { });
+            waiter.join(TimeUnit.SECONDS.toMillis(30));
+            assertFalse(waiter.isAlive());
+            owes.set(true);
+            quiet.owing();
+            assertTrue(fired.get(10, TimeUnit.SECONDS));
+        } finally {
+            quiet.shutdownGracefully(0, 0, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
+        }
+    }
+
+    /** A loop whose background thread sleeps an hour at a time while a thread drives it and nothing is owed. */
+    private static DrivenEventLoop quietLoop(final AtomicBoolean owes) {
+        return new DrivenEventLoop(Transports.chosen().handlers(), "quiet-loop", owes::get, TimeUnit.HOURS.toNanos(1));
+    }
+
+    /**
+     * Starts a thread that drives {@code quiet} until a task, run by that thread once the background thread sleeps,
+     * schedules a timer that completes {@code fired} and then lets the waiter go, doing {@code beforeLeaving} first.
+     * The timer is scheduled from inside the loop, which wakes nobody: once the waiter has left, it runs only when
+     * the background thread drives the loop.
+     */
+    private static Thread driveWhileAFutureIsPending(final DrivenEventLoop quiet,
+                                                     final CompletableFuture<Boolean> fired,
+                                                     final Runnable beforeLeaving) throws InterruptedException {
+        final CompletableFuture<Void> release = new CompletableFuture<>();
+        final CountDownLatch driving = new CountDownLatch(1);
+        final Thread waiter = new Thread(() -> {
+            driving.countDown();
+            quiet.driveUntil(release, TimeUnit.SECONDS.toNanos(20), false);
+        }, "waiter");
+        waiter.start();
+        assertTrue(driving.await(10, TimeUnit.SECONDS));
+        final Thread background = threadNamed("quiet-loop");
+        while (background.getState() != Thread.State.TIMED_WAITING || waiter.getState() == Thread.State.NEW) {
+            Thread.onSpinWait();
+        }
+        quiet.execute(() -> {
+            quiet.schedule(() -> fired.complete(true), 1, TimeUnit.MILLISECONDS);
+            beforeLeaving.run();
+            release.complete(null);
+        });
+        return waiter;
+    }
+
+    private static Thread threadNamed(final String name) {
+        return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().equals(name)).findFirst()
+            .orElseThrow();
     }
 }

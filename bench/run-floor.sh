@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The floor under Pario's large-message times over TCP: MPICH's and Open MPI's ping-pong (bench/c/comm_bench.c,
+# half a round trip of the message both ways), plain Java sockets between two JVMs from direct buffers and from a
+# double[] (SocketFloor: the message one way, 8 B back), and Pario's own timeline of the same exchange
+# (MessageTimeline), one after the other, for each size. Installs MPICH and Open MPI (apt-get) when missing.
+# Usage: bench/run-floor.sh [SIZE...]   (bytes; default: 1048576 16777216)
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+out="$root/bench/target/comm"
+mkdir -p "$out"
+sizes=("$@")
+[ $# -eq 0 ] && sizes=(1048576 16777216)
+as_root=""
+[ "$(id -u)" -ne 0 ] && as_root="sudo"
+if ! dpkg -s mpich libmpich-dev openmpi-bin libopenmpi-dev >/dev/null 2>&1; then
+    $as_root apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $as_root apt-get install -y -qq mpich libmpich-dev openmpi-bin libopenmpi-dev >/dev/null
+fi
+mpicc.mpich -O2 -o "$out/comm_bench_mpich" "$root/bench/c/comm_bench.c"
+mpicc.openmpi -O2 -o "$out/comm_bench_openmpi" "$root/bench/c/comm_bench.c"
+(cd "$root" && mvn -B -q -DskipTests -pl cli,bench -am package)
+jar="$root/bench/target/benchmarks.jar"
+timeout 300 mpiexec.mpich -n 2 -env MPIR_CVAR_NOLOCAL 1 -env UCX_TLS tcp,self "$out/comm_bench_mpich" "MPICH" \
+    2>/dev/null | grep '^pingpong' | sed 's/^/MPICH    /' || true
+timeout 300 mpirun.openmpi --allow-run-as-root --oversubscribe -n 2 --mca pml ob1 --mca btl tcp,self \
+    "$out/comm_bench_openmpi" "Open MPI" 2>/dev/null | grep '^pingpong' | sed 's/^/Open MPI /' || true
+for size in "${sizes[@]}"; do
+    iterations=$(( size > 4194304 ? 300 : 3000 ))
+    java -cp "$jar" org.pario.bench.SocketFloor "$size" direct "$iterations" | sed 's/^/Java     /'
+    java -cp "$jar" org.pario.bench.SocketFloor "$size" heap "$iterations" | sed 's/^/Java     /'
+    java -jar "$root/cli/target/pario.jar" launch -n 2 -- java -Xmx2g -Dpario.sharedMemory=false -cp "$jar" \
+        org.pario.bench.MessageTimeline "$size" "$iterations" | sed 's/^\[0\] /Pario    /'
+done

@@ -1,0 +1,117 @@
+package org.pario.bench;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * What plain Java reaches between two JVMs over loopback TCP, with nothing of Pario in the way: the floor under
+ * Pario's large-message times. One JVM sends a message of {@code size} bytes over a blocking socket channel and the
+ * other answers with 8 bytes, {@code iterations} times; the sender prints the median and mean of the round trips
+ * after the first fifth. In {@code direct} mode the message goes from and into direct buffers, as a C program's
+ * would (two copies, both by the kernel); in {@code heap} mode it is first copied out of a {@code double[]} into a
+ * direct buffer and after arrival back into one (four copies, as with any Java heap array: the JDK copies heap
+ * buffers through direct ones too).
+ *
+ * <p>Usage: {@code java -cp benchmarks.jar org.pario.bench.SocketFloor SIZE direct|heap ITERATIONS}; it starts the
+ * receiving JVM itself.
+ */
+public final class SocketFloor {
+    private SocketFloor() {
+    }
+
+    public static void main(final String[] args) throws Exception {
+        if (args.length == 5 && args[0].equals("--receiver")) {
+            receive(Integer.parseInt(args[1]), Integer.parseInt(args[2]), args[3].equals("heap"),
+                Integer.parseInt(args[4]));
+            return;
+        }
+        if (args.length != 3 || !(args[1].equals("direct") || args[1].equals("heap"))) {
+            System.err.println("usage: SocketFloor SIZE direct|heap ITERATIONS");
+            System.exit(2);
+        }
+        final int size = Integer.parseInt(args[0]);
+        final boolean heap = args[1].equals("heap");
+        final int iterations = Integer.parseInt(args[2]);
+        try (ServerSocketChannel server = ServerSocketChannel.open()) {
+            server.bind(new InetSocketAddress("127.0.0.1", 0));
+            final int port = ((InetSocketAddress) server.getLocalAddress()).getPort();
+            final String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+            final Process receiver = new ProcessBuilder(java, "-Xmx2g", "-cp", System.getProperty("java.class.path"),
+                SocketFloor.class.getName(), "--receiver", Integer.toString(port), Integer.toString(size), args[1],
+                Integer.toString(iterations)).inheritIO().start();
+            try (SocketChannel ch = server.accept()) {
+                ch.socket().setTcpNoDelay(true);
+                final long[] rounds = send(ch, size, heap, iterations);
+                final long[] kept = Arrays.copyOfRange(rounds, iterations / 5, iterations);
+                Arrays.sort(kept);
+                System.out.printf(Locale.ROOT, "%s %d B: median %.1f us, mean %.1f us per message and 8 B answer%n",
+                    args[1], size, kept[kept.length / 2] / 1e3, Arrays.stream(kept).average().orElse(0) / 1e3);
+            } finally {
+                if (!receiver.waitFor(30, TimeUnit.SECONDS)) {
+                    receiver.destroyForcibly();
+                }
+            }
+        }
+    }
+
+    private static long[] send(final SocketChannel ch, final int size, final boolean heap, final int iterations)
+        throws IOException {
+        final ByteBuffer message = ByteBuffer.allocateDirect(size).order(ByteOrder.nativeOrder());
+        final double[] values = new double[size / 8];
+        final ByteBuffer answer = ByteBuffer.allocateDirect(8);
+        final long[] rounds = new long[iterations];
+        for (int i = 0; i < iterations; i++) {
+            final long start = System.nanoTime();
+            message.clear();
+            if (heap) {
+                message.asDoubleBuffer().put(values);
+            }
+            while (message.hasRemaining()) {
+                ch.write(message);
+            }
+            answer.clear();
+            while (answer.hasRemaining()) {
+                if (ch.read(answer) < 0) {
+                    throw new IOException("the receiver left");
+                }
+            }
+            rounds[i] = System.nanoTime() - start;
+        }
+        return rounds;
+    }
+
+    /** The other JVM: receives each message whole, then answers. */
+    private static void receive(final int port, final int size, final boolean heap, final int iterations)
+        throws IOException {
+        final ByteBuffer message = ByteBuffer.allocateDirect(size).order(ByteOrder.nativeOrder());
+        final double[] values = new double[size / 8];
+        final ByteBuffer answer = ByteBuffer.allocateDirect(8);
+        try (SocketChannel ch = SocketChannel.open(new InetSocketAddress("127.0.0.1", port))) {
+            ch.socket().setTcpNoDelay(true);
+            for (int i = 0; i < iterations; i++) {
+                message.clear();
+                while (message.hasRemaining()) {
+                    if (ch.read(message) < 0) {
+                        throw new IOException("the sender left");
+                    }
+                }
+                if (heap) {
+                    message.flip();
+                    message.asDoubleBuffer().get(values);
+                }
+                answer.clear();
+                while (answer.hasRemaining()) {
+                    ch.write(answer);
+                }
+            }
+        }
+    }
+}
