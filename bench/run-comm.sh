@@ -10,15 +10,9 @@ out="$root/bench/target/comm"
 mkdir -p "$out"
 ranks=("${@:-2 4}")
 [ $# -eq 0 ] && ranks=(2 4)
-as_root=""
-[ "$(id -u)" -ne 0 ] && as_root="sudo"
-# the compiler wrappers can be there without the headers (bin/test installs only what the tests run)
-if ! dpkg -s mpich libmpich-dev openmpi-bin libopenmpi-dev >/dev/null 2>&1; then
-    $as_root apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $as_root apt-get install -y -qq mpich libmpich-dev openmpi-bin libopenmpi-dev >/dev/null
-fi
-mpicc.mpich -O2 -o "$out/comm_bench_mpich" "$root/bench/c/comm_bench.c"
-mpicc.openmpi -O2 -o "$out/comm_bench_openmpi" "$root/bench/c/comm_bench.c"
+. "$root/bench/mpi-stacks.sh"
+install_mpi_stacks
+build_with_both "$root/bench/c/comm_bench.c" "$out/comm_bench"
 (cd "$root" && mvn -B -q -DskipTests -pl cli -am package)
 # A stack that polls with more ranks than cores can take minutes; each run is bounded and reported as cut.
 limit=${PARIO_BENCH_LIMIT:-300}

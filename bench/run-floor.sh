@@ -10,14 +10,9 @@ out="$root/bench/target/comm"
 mkdir -p "$out"
 sizes=("$@")
 [ $# -eq 0 ] && sizes=(1048576 16777216)
-as_root=""
-[ "$(id -u)" -ne 0 ] && as_root="sudo"
-if ! dpkg -s mpich libmpich-dev openmpi-bin libopenmpi-dev >/dev/null 2>&1; then
-    $as_root apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $as_root apt-get install -y -qq mpich libmpich-dev openmpi-bin libopenmpi-dev >/dev/null
-fi
-mpicc.mpich -O2 -o "$out/comm_bench_mpich" "$root/bench/c/comm_bench.c"
-mpicc.openmpi -O2 -o "$out/comm_bench_openmpi" "$root/bench/c/comm_bench.c"
+. "$root/bench/mpi-stacks.sh"
+install_mpi_stacks
+build_with_both "$root/bench/c/comm_bench.c" "$out/comm_bench"
 (cd "$root" && mvn -B -q -DskipTests -pl cli,bench -am package)
 jar="$root/bench/target/benchmarks.jar"
 timeout 300 mpiexec.mpich -n 2 -env MPIR_CVAR_NOLOCAL 1 -env UCX_TLS tcp,self "$out/comm_bench_mpich" "MPICH" \

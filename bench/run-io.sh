@@ -28,15 +28,9 @@ out="$root/bench/target/io"
 mkdir -p "$out"
 edge=${1:-512}
 dir=${2:-$out}
-as_root=""
-[ "$(id -u)" -ne 0 ] && as_root="sudo"
-# the compiler wrappers can be there without the headers (bin/test installs only what the tests run)
-if ! dpkg -s mpich libmpich-dev openmpi-bin libopenmpi-dev >/dev/null 2>&1; then
-    $as_root apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $as_root apt-get install -y -qq mpich libmpich-dev openmpi-bin libopenmpi-dev >/dev/null
-fi
-mpicc.mpich -O2 -o "$out/io_mpich" "$root/bench/c/io_bench.c"
-mpicc.openmpi -O2 -o "$out/io_openmpi" "$root/bench/c/io_bench.c"
+. "$root/bench/mpi-stacks.sh"
+install_mpi_stacks
+build_with_both "$root/bench/c/io_bench.c" "$out/io"
 (cd "$root" && mvn -B -q -DskipTests -pl cli -am package)
 limit=${PARIO_BENCH_LIMIT:-300}
 file="$dir/run-io.bin"

@@ -50,7 +50,7 @@ import io.netty.util.internal.ThreadExecutorMap;
  * its peers progress that nobody may wait for (a rendezvous send whose receiver will ask for the data, a write
  * Netty has not finished; the last waiter to leave then wakes it, and so does such work begun while nobody waits),
  * and otherwise only every quiet period: each of its wake-ups preempts the thread at work on its core (a 1 MiB
- * ping-pong between two JVMs on 2 cores took about 15% less time with a 20 ms period than with 1 ms). So an event
+ * ping-pong between two JVMs on 2 cores took about 12% less time with a 20 ms period than with 1 ms). So an event
  * that arrives after a wait, while nobody waits and nothing is owed, waits for the next wait or at most the quiet
  * period, as in MPI libraries without a progress thread.
  *

@@ -1,0 +1,20 @@
+# Sourced by the benchmark scripts that run C programs beside Pario: installs MPICH and Open MPI with their
+# headers when missing (bin/test installs only what the tests run, so the compiler wrappers can be there without
+# them) and builds a C program against each stack.
+
+# Installs MPICH and Open MPI (apt-get, through sudo when not root) unless both are there with their headers.
+install_mpi_stacks() {
+    local as_root=""
+    [ "$(id -u)" -ne 0 ] && as_root="sudo"
+    if ! dpkg -s mpich libmpich-dev openmpi-bin libopenmpi-dev >/dev/null 2>&1; then
+        $as_root apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive $as_root apt-get install -y -qq mpich libmpich-dev openmpi-bin \
+            libopenmpi-dev >/dev/null
+    fi
+}
+
+# build_with_both SOURCE OUTPUT_PREFIX: compiles SOURCE into OUTPUT_PREFIX_mpich and OUTPUT_PREFIX_openmpi.
+build_with_both() {
+    mpicc.mpich -O2 -o "$2_mpich" "$1"
+    mpicc.openmpi -O2 -o "$2_openmpi" "$1"
+}
