@@ -22,6 +22,11 @@ public final class MessageTimeline {
     private MessageTimeline() {
     }
 
+    /**
+     * Runs the exchange on two ranks and prints rank 0's figures.
+     *
+     * @param args {@code SIZE ITERATIONS}
+     */
     public static void main(final String[] args) {
         if (args.length != 2) {
             System.err.println("usage: MessageTimeline SIZE ITERATIONS");

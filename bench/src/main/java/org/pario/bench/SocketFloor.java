@@ -27,6 +27,13 @@ public final class SocketFloor {
     private SocketFloor() {
     }
 
+    /**
+     * Runs the exchange, starting the receiving JVM, and prints the sender's figures.
+     *
+     * @param args {@code SIZE direct|heap ITERATIONS}; the receiving JVM gets {@code --receiver PORT SIZE MODE
+     *             ITERATIONS}
+     * @throws Exception when a socket or the receiving JVM fails
+     */
     public static void main(final String[] args) throws Exception {
         if (args.length == 5 && args[0].equals("--receiver")) {
             receive(Integer.parseInt(args[1]), Integer.parseInt(args[2]), args[3].equals("heap"),
