@@ -34,6 +34,25 @@ static void ping_pong(int rank, double *a, double *b, int count) {
     }
 }
 
+/* The five operations and a ping-pong of count doubles per rank, untimed, for rounds rounds or seconds s by rank
+ * 0's clock, whichever ends first. */
+static void warm_up(int rank, int n, int count, int rounds, double seconds) {
+    int more = 1, per = count / n > 0 ? count / n : 1;
+    double *a = calloc(count, 8), *b = calloc(count, 8), *all = calloc((size_t) count * n, 8);
+    double *s = calloc((size_t) per * n, 8), *r = calloc((size_t) per * n, 8), start = MPI_Wtime();
+    for (int i = 0; more; i++) {
+        more = i < rounds && MPI_Wtime() - start < seconds;
+        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Bcast(&more, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        MPI_Bcast(a, count, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        MPI_Allreduce(a, b, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        MPI_Gather(a, count, MPI_DOUBLE, all, count, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        MPI_Alltoall(s, per, MPI_DOUBLE, r, per, MPI_DOUBLE, MPI_COMM_WORLD);
+        if (n > 1) ping_pong(rank, a, b, count);
+    }
+    free(a); free(b); free(all); free(s); free(r);
+}
+
 static void report(int rank, const char *op, long bytes, double us) {
     if (rank != 0) return;
     if (bytes >= 65536) printf("%-10s %10ld B %12.1f us %10.1f\n", op, bytes, us, bytes / us * 1e6 / (1 << 20));
@@ -46,21 +65,11 @@ int main(int argc, char **argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &n);
     if (rank == 0) printf("# %s, %d ranks\n", argc > 1 ? argv[1] : "C MPI", n);
-    {   /* the same untimed warm-up as CommBenchmark.warmUp: the five 8 B operations and an 8 B ping-pong,
-         * 10000 rounds or 5 s */
-        int more = 1;
-        double x = 0, y, *all = calloc(n, 8), *s = calloc(n, 8), *r = calloc(n, 8), start = MPI_Wtime();
-        for (int i = 0; more; i++) {
-            more = i < 10000 && MPI_Wtime() - start < 5.0;
-            MPI_Barrier(MPI_COMM_WORLD);
-            MPI_Bcast(&more, 1, MPI_INT, 0, MPI_COMM_WORLD);
-            MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-            MPI_Gather(&x, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-            MPI_Alltoall(s, 1, MPI_DOUBLE, r, 1, MPI_DOUBLE, MPI_COMM_WORLD);
-            if (n > 1) ping_pong(rank, &x, &y, 1);
-        }
-        free(all); free(s); free(r);
-    }
+    /* the same untimed warm-up as CommBenchmark.warmUp: the five operations and a ping-pong at 1 MiB (3000 rounds
+     * or 8 s), 16 MiB (100 rounds or 3 s) and 8 B (10000 rounds or 5 s) per rank */
+    warm_up(rank, n, (1 << 20) / 8, 3000, 8.0);
+    warm_up(rank, n, (16 << 20) / 8, 100, 3.0);
+    warm_up(rank, n, 1, 10000, 5.0);
     report(rank, "barrier", 0, TIME(2000, MPI_Barrier(MPI_COMM_WORLD)));
     long sizes[] = {8, 65536, 1 << 20, 16 << 20, 64 << 20};
     for (int k = 0; k < 5; k++) {

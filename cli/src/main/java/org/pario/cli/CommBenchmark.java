@@ -17,10 +17,11 @@ import org.pario.datatypes.Datatype;
  */
 final class CommBenchmark {
     private static final long[] SIZES = {8, 65536, 1 << 20, 16 << 20, 64 << 20};
-    /** Untimed rounds of the five 8 B operations before the first measurement. */
-    private static final int WARM_UP_ROUNDS = 10_000;
-    /** At most this long for the warm-up rounds. */
-    private static final long WARM_UP_MILLIS = 5_000;
+    /**
+     * The untimed warm-up before the first measurement, per message size: bytes per rank, at most this many rounds
+     * of the five operations and a ping-pong, and at most this long by rank 0's clock.
+     */
+    private static final long[][] WARM_UP = {{1 << 20, 3_000, 8_000}, {16 << 20, 100, 3_000}, {8, 10_000, 5_000}};
 
     private CommBenchmark() {
     }
@@ -33,7 +34,9 @@ final class CommBenchmark {
             if (me == 0) {
                 System.out.printf(Locale.ROOT, "# Pario, %d ranks over %s%n", n, world.transport());
             }
-            warmUp(world);
+            for (final long[] w : WARM_UP) {
+                warmUp(world, (int) (w[0] / 8), w[1], w[2]);
+            }
             report(world, "barrier", 0, time(world, 2000, () -> world.barrier()));
             for (final long size : SIZES) {
                 final int count = (int) (size / 8);
@@ -59,32 +62,37 @@ final class CommBenchmark {
     }
 
     /**
-     * Runs the 8 B operations and an 8 B ping-pong untimed before anything is measured, for
-     * {@value #WARM_UP_ROUNDS} rounds or {@value #WARM_UP_MILLIS} ms by rank 0's clock, whichever ends first. A
-     * JVM runs new code slowly until it has compiled it, after some thousands of calls (with 2 ranks on 2 cores, 8
-     * B operations took 40-90 µs in the first 30000 calls and 15-20 µs after); a job that checkpoints for minutes
-     * runs compiled code, so that is what the table shows. Without the ping-pong in it, the timed ping-pong took
-     * 48-58 µs per message where the others took 6-12. {@code bench/c/comm_bench.c} runs the same warm-up; the
-     * time bound keeps a stack that polls with more ranks than cores from spending minutes on it.
+     * Runs the five operations and a ping-pong of {@code count} doubles per rank untimed, for {@code rounds} rounds or
+     * {@code millis} ms by rank 0's clock, whichever ends first: at 1 MiB (eager messages), 16 MiB (rendezvous), then
+     * 8 B, the first sizes measured. A JVM runs new code slowly until it has compiled it, and a rank's waits settle
+     * into catching their messages while polling only once its peer answers that fast: with 2 ranks on 2 cores, 8 B
+     * operations took 40-90 µs in the first 30000 calls and 15-20 µs after, and a 1 MiB message with its 8 B answer
+     * 727-755 µs per round in the first thousand rounds and 190-260 from the nine thousandth (plain Java sockets:
+     * 270-320 throughout). A job that checkpoints for minutes runs in that steady state, so that is what the table
+     * shows. Without the ping-pong in it, the timed 8 B ping-pong took 48-58 µs per message where the others took
+     * 6-12. {@code bench/c/comm_bench.c} runs the same warm-up (the C stacks' times do not change with it); the time
+     * bounds keep a stack that polls with more ranks than cores from spending minutes on it.
      */
-    private static void warmUp(final Communicator world) {
+    private static void warmUp(final Communicator world, final int count, final long rounds, final long millis) {
         final int n = world.size();
         final int[] more = {1};
-        final double[] x = new double[1];
-        final double[] y = new double[1];
-        final double[] all = new double[n];
-        final double[] s = new double[n];
-        final double[] r = new double[n];
+        final double[] a = new double[count];
+        final double[] b = new double[count];
+        final double[] all = new double[count * n];
+        final int per = Math.max(1, count / n);
+        final double[] s = new double[per * n];
+        final double[] r = new double[per * n];
         final long start = System.nanoTime();
-        for (int i = 0; more[0] != 0; i++) {
-            more[0] = i < WARM_UP_ROUNDS && System.nanoTime() - start < WARM_UP_MILLIS * 1_000_000L ? 1 : 0;
+        for (long i = 0; more[0] != 0; i++) {
+            more[0] = i < rounds && System.nanoTime() - start < millis * 1_000_000L ? 1 : 0;
             world.barrier();
             world.bcast(more, 1, Datatype.INT, 0);
-            world.allreduce(x, y, 1, Datatype.DOUBLE, Op.SUM);
-            world.gather(x, 1, Datatype.DOUBLE, all, 1, Datatype.DOUBLE, 0);
-            world.alltoall(s, 1, Datatype.DOUBLE, r, 1, Datatype.DOUBLE);
+            world.bcast(a, count, Datatype.DOUBLE, 0);
+            world.allreduce(a, b, count, Datatype.DOUBLE, Op.SUM);
+            world.gather(a, count, Datatype.DOUBLE, all, count, Datatype.DOUBLE, 0);
+            world.alltoall(s, per, Datatype.DOUBLE, r, per, Datatype.DOUBLE);
             if (n > 1) {
-                pingPong(world, x, y, 1);
+                pingPong(world, a, b, count);
             }
         }
     }
