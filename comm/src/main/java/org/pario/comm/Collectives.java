@@ -141,16 +141,27 @@ final class Collectives {
         return new Pending(c, c.irecvOn(c.collectiveContext, m, count, type, source, tag), source, tag);
     }
 
-    /** Copies {@code scount x stype} to {@code rcount x rtype} locally, as a message to oneself would. */
+    /** Bytes a local copy moves at a time: small enough to stay in the cache between packing and unpacking. */
+    private static final int COPY_CHUNK = 256 << 10;
+
+    /**
+     * Copies {@code scount x stype} to {@code rcount x rtype} locally, as a message to oneself would, through one
+     * buffer of at most {@link #COPY_CHUNK} bytes: a block of any size costs no allocation of its size, and each
+     * piece is unpacked while it is still in the cache.
+     */
     private static void copy(final Memory src, final long scount, final Datatype stype, final Memory dst,
                              final long rcount, final Datatype rtype) {
-        final byte[] packed = Packer.pack(src, stype, scount);
-        if (packed.length > Math.multiplyExact(rcount, rtype.size())) {
-            throw new ParioException(ErrorCategory.TRUNCATE, "local block of " + packed.length
+        final long total = Packer.packedSize(stype, scount, DataRepresentation.NATIVE);
+        if (total > Math.multiplyExact(rcount, rtype.size())) {
+            throw new ParioException(ErrorCategory.TRUNCATE, "local block of " + total
                 + " bytes does not fit the receive block of " + rcount + " x " + rtype);
         }
-        Packer.unpack(ByteBuffer.wrap(packed), 0, packed.length, dst, dst.origin(), rtype, rcount,
-            DataRepresentation.NATIVE, 0);
+        final ByteBuffer piece = ByteBuffer.allocate((int) Math.min(total, COPY_CHUNK));
+        for (long from = 0; from < total; from += piece.capacity()) {
+            final int length = (int) Math.min(piece.capacity(), total - from);
+            Packer.pack(src, src.origin(), stype, scount, DataRepresentation.NATIVE, from, piece, 0, length);
+            Packer.unpack(piece, 0, length, dst, dst.origin(), rtype, rcount, DataRepresentation.NATIVE, from);
+        }
     }
 
     // ------------------------------------------------------------------ barrier and broadcast
@@ -277,14 +288,14 @@ final class Collectives {
         final Memory out = memory("recvbuf", recvbuf);
         final List<Pending> pending = new ArrayList<>();
         for (int i = 0; i < n; i++) {
-            final Memory block = slot(out, displs[i], recvtype);
-            if (i == root) {
-                if (!inPlace) {
-                    copy(memory("sendbuf", sendbuf), sendcount, sendtype, block, recvcounts[i], recvtype);
-                }
-            } else {
-                pending.add(irecv(c, block, recvcounts[i], recvtype, i, tag(seq, 0)));
+            if (i != root) {
+                pending.add(irecv(c, slot(out, displs[i], recvtype), recvcounts[i], recvtype, i, tag(seq, 0)));
             }
+        }
+        // after the receives are posted, so the others' data can flow while the root copies its own block
+        if (!inPlace) {
+            copy(memory("sendbuf", sendbuf), sendcount, sendtype, slot(out, displs[root], recvtype), recvcounts[root],
+                recvtype);
         }
         ParioException first = null;
         for (final Pending p : pending) {
@@ -324,14 +335,14 @@ final class Collectives {
         Checks.length("displs", displs, n);
         final Memory in = memory("sendbuf", sendbuf);
         for (int i = 0; i < n; i++) {
-            final Memory block = slot(in, displs[i], sendtype);
-            if (i == root) {
-                if (!inPlace) {
-                    copy(block, sendcounts[i], sendtype, memory("recvbuf", recvbuf), recvcount, recvtype);
-                }
-            } else {
-                send(c, block, sendcounts[i], sendtype, i, tag(seq, 0));
+            if (i != root) {
+                send(c, slot(in, displs[i], sendtype), sendcounts[i], sendtype, i, tag(seq, 0));
             }
+        }
+        // after the sends, so the others need not wait for the root's own copy
+        if (!inPlace) {
+            copy(slot(in, displs[root], sendtype), sendcounts[root], sendtype, memory("recvbuf", recvbuf), recvcount,
+                recvtype);
         }
     }
 
@@ -417,7 +428,6 @@ final class Collectives {
             Checks.length("sdispls", sdispls, n);
             in = memory("sendbuf", sendbuf);
         }
-        copy(in.at(sdis[me]), scounts[me], stypes[me], out.at(rdispls[me]), recvcounts[me], recvtypes[me]);
         if (allAtOnce(scounts, stypes, recvcounts, recvtypes)) {
             // every receive posted and every block sent before any wait: one round of waiting instead of n - 1
             // (each rank decides alone; the messages are the same either way)
@@ -430,6 +440,7 @@ final class Collectives {
                 final int dest = (me + step) % n;
                 send(c, in.at(sdis[dest]), scounts[dest], stypes[dest], dest, tag(seq, 0));
             }
+            copyOwnBlock(in, sdis, scounts, stypes, out, rdispls, recvcounts, recvtypes, me);
             for (int step = 1; step < n; step++) {
                 posted[step].join();
             }
@@ -441,8 +452,24 @@ final class Collectives {
             final Pending r = irecv(c, out.at(rdispls[src]), recvcounts[src], recvtypes[src], src,
                 tag(seq, 0));
             send(c, in.at(sdis[dest]), scounts[dest], stypes[dest], dest, tag(seq, 0));
+            if (step == 1) {
+                copyOwnBlock(in, sdis, scounts, stypes, out, rdispls, recvcounts, recvtypes, me);
+            }
             r.join();
         }
+        if (n == 1) {
+            copyOwnBlock(in, sdis, scounts, stypes, out, rdispls, recvcounts, recvtypes, me);
+        }
+    }
+
+    /**
+     * A rank's own block of an alltoall: copied once its first blocks are on their way, so the exchange does not
+     * wait for it.
+     */
+    private static void copyOwnBlock(final Memory in, final long[] sdis, final long[] scounts, final Datatype[] stypes,
+                                     final Memory out, final long[] rdispls, final long[] recvcounts,
+                                     final Datatype[] recvtypes, final int me) {
+        copy(in.at(sdis[me]), scounts[me], stypes[me], out.at(rdispls[me]), recvcounts[me], recvtypes[me]);
     }
 
     /** @return whether every block this rank sends or receives is at most the all-at-once limit */
