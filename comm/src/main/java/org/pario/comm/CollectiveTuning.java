@@ -13,6 +13,12 @@ package org.pario.comm;
  *                               Pario's JVMs costs about 70 us, and measured with {@code pario bench comm}
  *                               (2 and 4 ranks) recursive doubling stays ahead up to a few hundred KiB (64 KiB
  *                               allreduce at 2 ranks: 225 us against 312 us with the 2 KiB switch).
+ * @param bcastLinearMaxRanks    up to this many ranks and {@code bcastLinearMaxBytes}, bcast's root sends to every
+ *                               rank itself instead of down a binomial tree: every rank is then one message from the
+ *                               root, and where ranks outnumber cores each message costs a wake-up (4 ranks on 2
+ *                               cores, {@code pario bench comm -n 4}, four rounds each: 8 B bcast 50-63 µs against
+ *                               64-100 down the tree, 64 KiB 89-100 against 114-205)
+ * @param bcastLinearMaxBytes    the largest message, in bytes, that bcast sends linearly
  * @param bcastPipelineMinBytes  from this size on, with 3 ranks or more, bcast pipelines segments along the ranks
  *                               instead of sending the whole message down a binomial tree
  * @param bcastSegmentBytes      the pipeline's segment size (rounded down to whole elements, at least one)
@@ -20,11 +26,13 @@ package org.pario.comm;
  *                               all its blocks before it waits, so ranks wait once instead of once per step of the
  *                               pairwise exchange it uses for larger blocks (which keeps one exchange in flight)
  */
-public record CollectiveTuning(long allreduceLargeMinBytes, long bcastPipelineMinBytes, long bcastSegmentBytes,
-                               long alltoallAllAtOnceMaxBytes) {
+public record CollectiveTuning(long allreduceLargeMinBytes, long bcastLinearMaxRanks, long bcastLinearMaxBytes,
+                               long bcastPipelineMinBytes, long bcastSegmentBytes, long alltoallAllAtOnceMaxBytes) {
     /** The defaults, with any system-property overrides applied. */
     public static final CollectiveTuning DEFAULT = new CollectiveTuning(
         Long.getLong("pario.tuning.allreduceLargeMinBytes", 512 * 1024L),
+        Long.getLong("pario.tuning.bcastLinearMaxRanks", 4),
+        Long.getLong("pario.tuning.bcastLinearMaxBytes", 64L << 10),
         Long.getLong("pario.tuning.bcastPipelineMinBytes", 4L << 20),
         Long.getLong("pario.tuning.bcastSegmentBytes", 1L << 20),
         Long.getLong("pario.tuning.alltoallAllAtOnceMaxBytes", 32L << 10));

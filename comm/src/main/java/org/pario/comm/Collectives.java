@@ -177,7 +177,9 @@ final class Collectives {
     }
 
     /**
-     * Broadcast: a binomial tree, or from {@link CollectiveTuning#bcastPipelineMinBytes()} on (3 ranks or more)
+     * Broadcast: from the root to every rank directly up to {@link CollectiveTuning#bcastLinearMaxRanks()} ranks
+     * and {@link CollectiveTuning#bcastLinearMaxBytes()}, otherwise a binomial tree, or from
+     * {@link CollectiveTuning#bcastPipelineMinBytes()} on (3 ranks or more)
      * a pipeline along the ranks in order from the root, in segments of
      * {@link CollectiveTuning#bcastSegmentBytes()}, so that every link carries data at once instead of the
      * tree's {@code log2(n)} full-size steps one after another.
@@ -190,6 +192,16 @@ final class Collectives {
         final CollectiveTuning tuning = CollectiveTuning.DEFAULT;
         if (n >= 3 && type.size() > 0 && count * type.size() >= tuning.bcastPipelineMinBytes()) {
             pipelinedBcast(c, seq, m, count, type, root, Math.max(1, tuning.bcastSegmentBytes() / type.size()));
+            return;
+        }
+        if (n <= tuning.bcastLinearMaxRanks() && count * type.size() <= tuning.bcastLinearMaxBytes()) {
+            if (c.rank == root) {
+                for (int i = 1; i < n; i++) {
+                    send(c, m, count, type, (root + i) % n, tag(seq, 0));
+                }
+            } else {
+                recv(c, m, count, type, root, tag(seq, 0));
+            }
             return;
         }
         final int rel = (c.rank - root + n) % n;
