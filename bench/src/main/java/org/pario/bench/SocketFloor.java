@@ -81,15 +81,9 @@ public final class SocketFloor {
             if (heap) {
                 message.asDoubleBuffer().put(values);
             }
-            while (message.hasRemaining()) {
-                ch.write(message);
-            }
+            writeFully(ch, message);
             answer.clear();
-            while (answer.hasRemaining()) {
-                if (ch.read(answer) < 0) {
-                    throw new IOException("the receiver left");
-                }
-            }
+            readFully(ch, answer);
             rounds[i] = System.nanoTime() - start;
         }
         return rounds;
@@ -105,19 +99,27 @@ public final class SocketFloor {
             ch.socket().setTcpNoDelay(true);
             for (int i = 0; i < iterations; i++) {
                 message.clear();
-                while (message.hasRemaining()) {
-                    if (ch.read(message) < 0) {
-                        throw new IOException("the sender left");
-                    }
-                }
+                readFully(ch, message);
                 if (heap) {
                     message.flip();
                     message.asDoubleBuffer().get(values);
                 }
                 answer.clear();
-                while (answer.hasRemaining()) {
-                    ch.write(answer);
-                }
+                writeFully(ch, answer);
+            }
+        }
+    }
+
+    private static void writeFully(final SocketChannel ch, final ByteBuffer b) throws IOException {
+        while (b.hasRemaining()) {
+            ch.write(b);
+        }
+    }
+
+    private static void readFully(final SocketChannel ch, final ByteBuffer b) throws IOException {
+        while (b.hasRemaining()) {
+            if (ch.read(b) < 0) {
+                throw new IOException("the other JVM left");
             }
         }
     }

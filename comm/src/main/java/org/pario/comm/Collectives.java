@@ -440,7 +440,7 @@ final class Collectives {
             Checks.length("sdispls", sdispls, n);
             in = memory("sendbuf", sendbuf);
         }
-        if (allAtOnce(scounts, stypes, recvcounts, recvtypes)) {
+        if (n == 1 || allAtOnce(scounts, stypes, recvcounts, recvtypes)) {
             // every receive posted and every block sent before any wait: one round of waiting instead of n - 1
             // (each rank decides alone; the messages are the same either way)
             final Pending[] posted = new Pending[n];
@@ -468,9 +468,6 @@ final class Collectives {
                 copyOwnBlock(in, sdis, scounts, stypes, out, rdispls, recvcounts, recvtypes, me);
             }
             r.join();
-        }
-        if (n == 1) {
-            copyOwnBlock(in, sdis, scounts, stypes, out, rdispls, recvcounts, recvtypes, me);
         }
     }
 

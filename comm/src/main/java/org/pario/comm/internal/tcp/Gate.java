@@ -64,14 +64,14 @@ final class Gate {
                 try {
                     // always as a task, even on the event loop: a write made there at once would overtake writes
                     // other threads queued before it, among them the rest of a frame the socket took only part of
+                    inNetty++;
                     unwritten.incrementAndGet();
                     channel.eventLoop().execute(
                         () -> channel.writeAndFlush(frame).addListener(f -> done()).addListener(listener));
-                    inNetty++;
                     return;
                 } catch (RejectedExecutionException e) {
                     // the loop is shut down: the connection is gone
-                    unwritten.decrementAndGet();
+                    done();
                     frame.release();
                     outcome = channel.newFailedFuture(e);
                 }

@@ -83,6 +83,8 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
      * ({@code -Dpario.driveNanos}, default 1 ms; 0 turns driving off).
      */
     static final long DRIVE_NANOS = Long.getLong("pario.driveNanos", 1_000_000L);
+    /** How long a failed write waits for the peer's own word on why it left (see {@link #failedSend}). */
+    private static final long SEND_FAILURE_GRACE_MILLIS = 100;
     /** The gate every frame to an outbound connection passes. */
     private static final AttributeKey<Gate> GATE = AttributeKey.valueOf("pario.gate");
 
@@ -90,8 +92,6 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
     private final byte[] token;
     private final Endpoint endpoint;
     private final EventLoopGroup group;
-    /** How long a failed write waits for the peer's own word on why it left (see {@link #failedSend}). */
-    private static final long SEND_FAILURE_GRACE_MILLIS = 100;
     /** Whether this host runs more ranks than it has cores: a waiting thread then sleeps in the poll at once. */
     private final boolean crowded;
     private final Transports transport;

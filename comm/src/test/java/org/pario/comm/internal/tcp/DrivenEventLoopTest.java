@@ -150,9 +150,7 @@ class DrivenEventLoopTest {
         final DrivenEventLoop quiet = quietLoop(owes);
         try {
             final CompletableFuture<Boolean> fired = new CompletableFuture<>();
-            final Thread waiter = driveWhileAFutureIsPending(quiet, fired, () -> owes.set(true));
-            waiter.join(TimeUnit.SECONDS.toMillis(30));
-            assertFalse(waiter.isAlive());
+            driveUntilATimerIsSet(quiet, fired, () -> owes.set(true));
             // nobody waits now: only the background thread, which the waiter had to wake, can run the timer
             assertTrue(fired.get(10, TimeUnit.SECONDS));
         } finally {
@@ -166,9 +164,7 @@ class DrivenEventLoopTest {
         final DrivenEventLoop quiet = quietLoop(owes);
         try {
             final CompletableFuture<Boolean> fired = new CompletableFuture<>();
-            final Thread waiter = driveWhileAFutureIsPending(quiet, fired, () -> { });
-            waiter.join(TimeUnit.SECONDS.toMillis(30));
-            assertFalse(waiter.isAlive());
+            driveUntilATimerIsSet(quiet, fired, () -> { });
             owes.set(true);
             quiet.owing();
             assertTrue(fired.get(10, TimeUnit.SECONDS));
@@ -183,14 +179,13 @@ class DrivenEventLoopTest {
     }
 
     /**
-     * Starts a thread that drives {@code quiet} until a task, run by that thread once the background thread sleeps,
-     * schedules a timer that completes {@code fired} and then lets the waiter go, doing {@code beforeLeaving} first.
-     * The timer is scheduled from inside the loop, which wakes nobody: once the waiter has left, it runs only when
-     * the background thread drives the loop.
+     * Has a thread drive {@code quiet} until a task, run by that thread once the background thread sleeps, schedules
+     * a timer that completes {@code fired} and then lets the waiter go, doing {@code beforeLeaving} first; returns
+     * once the waiter has left. The timer is scheduled from inside the loop, which wakes nobody: from then on it runs
+     * only when the background thread drives the loop.
      */
-    private static Thread driveWhileAFutureIsPending(final DrivenEventLoop quiet,
-                                                     final CompletableFuture<Boolean> fired,
-                                                     final Runnable beforeLeaving) throws InterruptedException {
+    private static void driveUntilATimerIsSet(final DrivenEventLoop quiet, final CompletableFuture<Boolean> fired,
+                                              final Runnable beforeLeaving) throws InterruptedException {
         final CompletableFuture<Void> release = new CompletableFuture<>();
         final CountDownLatch driving = new CountDownLatch(1);
         final Thread waiter = new Thread(() -> {
@@ -208,7 +203,8 @@ class DrivenEventLoopTest {
             beforeLeaving.run();
             release.complete(null);
         });
-        return waiter;
+        waiter.join(TimeUnit.SECONDS.toMillis(30));
+        assertFalse(waiter.isAlive());
     }
 
     private static Thread threadNamed(final String name) {
