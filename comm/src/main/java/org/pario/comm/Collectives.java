@@ -495,27 +495,46 @@ final class Collectives {
 
     // ------------------------------------------------------------------ reductions
 
-    /** Packs a rank's operand: from sendbuf, or from recvbuf when sendbuf is IN_PLACE. */
-    private static byte[] operand(final Object sendbuf, final Object recvbuf, final long count, final Datatype type) {
-        final Object from = sendbuf == Communicator.IN_PLACE ? recvbuf : sendbuf;
-        return Packer.pack(memory("sendbuf", from), type, count);
+    /**
+     * Packs a rank's operand, from sendbuf, or from recvbuf when sendbuf is IN_PLACE, into an array of the rank's
+     * scratch, to be given back there when done.
+     */
+    private static byte[] operand(final Communicator c, final Object sendbuf, final Object recvbuf, final long count,
+                                  final Datatype type) {
+        final Memory from = memory("sendbuf", sendbuf == Communicator.IN_PLACE ? recvbuf : sendbuf);
+        final long size = Packer.packedSize(type, count, DataRepresentation.NATIVE);
+        if (size > Integer.MAX_VALUE - 8) {
+            throw ParioException.argument("reduction: " + size + " packed bytes per rank do not fit one array");
+        }
+        final byte[] packed = c.state.scratch.take((int) size);
+        Packer.pack(from, from.origin(), type, count, DataRepresentation.NATIVE, 0, ByteBuffer.wrap(packed), 0,
+            packed.length);
+        return packed;
     }
 
     private static void sendBytes(final Communicator c, final byte[] b, final int dest, final int tag) {
         send(c, Memory.of(b), b.length, Datatype.BYTE, dest, tag);
     }
 
+    /** @return the bytes received, in an array of the rank's scratch */
     private static byte[] recvBytes(final Communicator c, final int length, final int source, final int tag) {
-        final byte[] b = new byte[length];
+        final byte[] b = c.state.scratch.take(length);
         recv(c, Memory.of(b), length, Datatype.BYTE, source, tag);
         return b;
     }
 
-    /** @return at the root, the packed reduction of every rank's operand; elsewhere null */
+    /**
+     * Reduces every rank's packed operand to the root. Takes {@code own}, which must come from the rank's scratch:
+     * every array but the result goes back there.
+     *
+     * @return at the root, the packed reduction of every rank's operand, in an array of the rank's scratch;
+     *     elsewhere null
+     */
     static byte[] reduceToRoot(final Communicator c, final int seq, final byte[] own, final Reductions.Element e,
                                final Op op, final int root) {
         final int n = c.size();
         final int len = own.length;
+        final Scratch scratch = c.state.scratch;
         if (op.commutative()) {
             final int rel = (c.rank - root + n) % n;
             byte[] acc = own;
@@ -526,10 +545,12 @@ final class Collectives {
                         final byte[] in = recvBytes(c, len, (src + root) % n, tag(seq, 1));
                         // fold the higher ranks' block into ours, keeping rank order for reproducibility
                         Op.combine(op, ByteBuffer.wrap(acc), ByteBuffer.wrap(in), e);
+                        scratch.give(acc);
                         acc = in;
                     }
                 } else {
                     sendBytes(c, acc, ((rel & ~mask) + root) % n, tag(seq, 1));
+                    scratch.give(acc);
                     return null;
                 }
             }
@@ -537,16 +558,17 @@ final class Collectives {
         }
         if (c.rank != root) {
             sendBytes(c, own, root, tag(seq, 1));
+            scratch.give(own);
             return null;
         }
         final byte[][] all = new byte[n][];
         for (int i = 0; i < n; i++) {
             all[i] = i == root ? own : recvBytes(c, len, i, tag(seq, 1));
         }
-        byte[] acc = all[n - 1];
+        final byte[] acc = all[n - 1];
         for (int i = n - 2; i >= 0; i--) {
-            final byte[] in = all[i].clone();
-            Op.combine(op, ByteBuffer.wrap(in), ByteBuffer.wrap(acc), e);
+            Op.combine(op, ByteBuffer.wrap(all[i]), ByteBuffer.wrap(acc), e);
+            scratch.give(all[i]);
         }
         return acc;
     }
@@ -558,9 +580,10 @@ final class Collectives {
             throw ParioException.argument("reduce: IN_PLACE is only allowed as the root's send buffer");
         }
         final Reductions.Element e = Reductions.element(op, type, count);
-        final byte[] result = reduceToRoot(c, seq, operand(sendbuf, recvbuf, count, type), e, op, root);
+        final byte[] result = reduceToRoot(c, seq, operand(c, sendbuf, recvbuf, count, type), e, op, root);
         if (result != null) {
             Packer.unpack(result, memory("recvbuf", recvbuf), type, count);
+            c.state.scratch.give(result);
         }
     }
 
@@ -574,21 +597,119 @@ final class Collectives {
                           final long count, final Datatype type, final Op op) {
         Checks.count("count", count);
         final Reductions.Element e = Reductions.element(op, type, count);
-        final byte[] own = operand(sendbuf, recvbuf, count, type);
         final int n = c.size();
+        if (op.commutative() && n > 1 && Integer.bitCount(n) == 1 && isPlainBasic(type)
+            && count * type.size() >= CollectiveTuning.DEFAULT.allreduceLargeMinBytes()) {
+            directRabenseifner(c, seq, sendbuf, recvbuf, count, type, op);
+            return;
+        }
+        final byte[] own = operand(c, sendbuf, recvbuf, count, type);
+        final int length = own.length;
         byte[] result;
         if (!op.commutative() || n == 1) {
             result = reduceToRoot(c, seq, own, e, op, 0);
             if (result == null) {
-                result = new byte[own.length];
+                result = c.state.scratch.take(length);
             }
-            bcast(c, seq, result, result.length, Datatype.BYTE, 0);
+            bcast(c, seq, result, length, Datatype.BYTE, 0);
         } else if (own.length >= CollectiveTuning.DEFAULT.allreduceLargeMinBytes()) {
             result = rabenseifner(c, seq, own, e, op);
         } else {
             result = recursiveDoubling(c, seq, own, e, op);
         }
         Packer.unpack(result, memory("recvbuf", recvbuf), type, count);
+        c.state.scratch.give(result);
+    }
+
+    /** @return whether {@code type} is one basic value without gaps, so its elements are its packed bytes */
+    private static boolean isPlainBasic(final Datatype type) {
+        return type.basicKind().isPresent() && type.pairComponents().isEmpty() && type.lb() == 0
+            && type.extent() == type.size() && type.size() > 0;
+    }
+
+    /**
+     * Rabenseifner's allreduce of a basic type on a power-of-two number of ranks, moving data straight between the
+     * caller's buffers and the transport: the first step sends half the operand from the send buffer itself and
+     * packs only the half the rank keeps, the reduce-scatter works in that half, and the allgather sends and
+     * receives blocks in the receive buffer, so only the rank's own block is unpacked. Against packing the whole
+     * operand and unpacking the whole result, this copies half the operand and all but one block of the result
+     * once less. Messages carry {@code type}, and every rank of a call takes this path or none does (it depends
+     * on the type, the count and the rank count only). Blocks are cut on whole elements, and each is reduced on
+     * one rank and copied from there, so every rank holds the same bits.
+     */
+    private static void directRabenseifner(final Communicator c, final int seq, final Object sendbuf,
+                                           final Object recvbuf, final long count, final Datatype type, final Op op) {
+        final int n = c.size();
+        final int me = c.rank;
+        final long size = type.size();
+        final Memory out = memory("recvbuf", recvbuf);
+        final Memory in = sendbuf == Communicator.IN_PLACE ? out : memory("sendbuf", sendbuf);
+        final long[] start = new long[n + 1];
+        for (int b = 0; b <= n; b++) {
+            // count * b / n without the product, which could overflow
+            start[b] = count / n * b + count % n * b / n;
+        }
+        final int half = n / 2;
+        final boolean firstLower = (me & half) == 0;
+        int lo = firstLower ? 0 : half;
+        int hi = firstLower ? half : n;
+        final long base = start[lo];
+        final long kept = start[hi] - start[lo];
+        if (kept * size > Integer.MAX_VALUE - 8) {
+            throw ParioException.argument("allreduce: " + kept * size + " bytes per rank in the first step do not"
+                + " fit one array");
+        }
+        final Scratch scratch = c.state.scratch;
+        final byte[] acc = scratch.take((int) (kept * size));
+        final byte[] incoming = scratch.take(acc.length);
+        final int firstPartner = me ^ half;
+        final Pending first = irecv(c, Memory.of(incoming), kept, type, firstPartner, tag(seq, 60));
+        final int sendLo = firstLower ? half : 0;
+        final int sendHi = firstLower ? n : half;
+        send(c, in.at(start[sendLo] * size), start[sendHi] - start[sendLo], type, firstPartner, tag(seq, 60));
+        // packing the kept half overlaps the partner's half on its way here
+        final Memory keptFrom = in.at(base * size);
+        Packer.pack(keptFrom, keptFrom.origin(), type, kept, DataRepresentation.NATIVE, 0, ByteBuffer.wrap(acc), 0,
+            acc.length);
+        first.join();
+        Op.combine(op, ByteBuffer.wrap(incoming), ByteBuffer.wrap(acc), new Reductions.Element(type, kept));
+        for (int mask = half >> 1, step = 61; mask > 0; mask >>= 1, step++) {
+            final int partner = me ^ mask;
+            final int mid = lo + (hi - lo) / 2;
+            final boolean lower = (me & mask) == 0;
+            final int keepLo = lower ? lo : mid;
+            final int keepHi = lower ? mid : hi;
+            final int giveLo = lower ? mid : lo;
+            final int giveHi = lower ? hi : mid;
+            final long keep = start[keepHi] - start[keepLo];
+            final Pending r = irecv(c, Memory.of(incoming), keep, type, partner, tag(seq, step));
+            send(c, Memory.of(acc).at((start[giveLo] - base) * size), start[giveHi] - start[giveLo], type, partner,
+                tag(seq, step));
+            r.join();
+            Op.combine(op, ByteBuffer.wrap(incoming, 0, (int) (keep * size)).slice(),
+                ByteBuffer.wrap(acc, (int) ((start[keepLo] - base) * size), (int) (keep * size)).slice(),
+                new Reductions.Element(type, keep));
+            lo = keepLo;
+            hi = keepHi;
+        }
+        scratch.give(incoming);
+        final Memory mine = out.at(start[lo] * size);
+        Packer.unpack(ByteBuffer.wrap(acc), (int) ((start[lo] - base) * size), (int) ((start[hi] - start[lo]) * size),
+            mine, mine.origin(), type, start[hi] - start[lo], DataRepresentation.NATIVE, 0);
+        scratch.give(acc);
+        for (int mask = 1, step = 92; mask < n; mask <<= 1, step++) {
+            final int partner = me ^ mask;
+            final int width = hi - lo;
+            final boolean lower = (me & mask) == 0;
+            final int theirLo = lower ? hi : lo - width;
+            final int theirHi = lower ? hi + width : lo;
+            final Pending r = irecv(c, out.at(start[theirLo] * size), start[theirHi] - start[theirLo], type, partner,
+                tag(seq, step));
+            send(c, out.at(start[lo] * size), start[hi] - start[lo], type, partner, tag(seq, step));
+            r.join();
+            lo = Math.min(lo, theirLo);
+            hi = Math.max(hi, theirHi);
+        }
     }
 
     /**
@@ -615,12 +736,14 @@ final class Collectives {
             return new Core(pof2, extra, me - extra, own);
         }
         if (me % 2 == 1) {
+            // own goes on as the array foldOut receives the result into
             sendBytes(c, own, me - 1, tag(seq, 4));
             return new Core(pof2, extra, -1, own);
         }
         final byte[] right = recvBytes(c, own.length, me + 1, tag(seq, 4));
         // the lower rank's operand on the left
         Op.combine(op, ByteBuffer.wrap(own), ByteBuffer.wrap(right), e);
+        c.state.scratch.give(own);
         return new Core(pof2, extra, me / 2, right);
     }
 
@@ -634,7 +757,8 @@ final class Collectives {
             sendBytes(c, result, me + 1, tag(seq, 40));
             return result;
         }
-        return recvBytes(c, result.length, me - 1, tag(seq, 40));
+        recv(c, Memory.of(result), result.length, Datatype.BYTE, me - 1, tag(seq, 40));
+        return result;
     }
 
     /**
@@ -651,16 +775,17 @@ final class Collectives {
             for (int mask = 1, step = 5; mask < pof2; mask <<= 1, step++) {
                 final int partnerNew = newRank ^ mask;
                 final int partner = core.world(partnerNew);
-                final Pending r;
-                final byte[] theirs = new byte[acc.length];
-                r = irecv(c, Memory.of(theirs), theirs.length, Datatype.BYTE, partner, tag(seq, step));
+                final byte[] theirs = c.state.scratch.take(acc.length);
+                final Pending r = irecv(c, Memory.of(theirs), theirs.length, Datatype.BYTE, partner, tag(seq, step));
                 sendBytes(c, acc, partner, tag(seq, step));
                 r.join();
                 // the lower group's value is always the left operand, so both partners compute the same bits
                 if (partnerNew < newRank) {
-                    Op.combine(op, ByteBuffer.wrap(theirs), ByteBuffer.wrap(acc = acc.clone()), e);
+                    Op.combine(op, ByteBuffer.wrap(theirs), ByteBuffer.wrap(acc), e);
+                    c.state.scratch.give(theirs);
                 } else {
                     Op.combine(op, ByteBuffer.wrap(acc), ByteBuffer.wrap(theirs), e);
+                    c.state.scratch.give(acc);
                     acc = theirs;
                 }
             }
@@ -689,7 +814,7 @@ final class Collectives {
                 start[b] = Math.toIntExact(e.count() * b / pof2 * elementSize);
             }
             final int half = pof2 / 2;
-            final byte[] incoming = new byte[Math.max(start[half], start[pof2] - start[half])];
+            final byte[] incoming = c.state.scratch.take(Math.max(start[half], start[pof2] - start[half]));
             int lo = 0;
             int hi = pof2;
             for (int mask = half, step = 60; mask > 0; mask >>= 1, step++) {
@@ -712,6 +837,7 @@ final class Collectives {
                 lo = keepLo;
                 hi = keepHi;
             }
+            c.state.scratch.give(incoming);
             for (int mask = 1, step = 92; mask < pof2; mask <<= 1, step++) {
                 final int partnerNew = newRank ^ mask;
                 final int partner = core.world(partnerNew);
@@ -746,8 +872,7 @@ final class Collectives {
             total = Math.addExact(total, recvcounts[i]);
         }
         final Reductions.Element e = Reductions.element(op, type, total);
-        final Object input = sendbuf == Communicator.IN_PLACE ? recvbuf : sendbuf;
-        final byte[] packed = Packer.pack(memory("sendbuf", input), type, total);
+        final byte[] packed = operand(c, sendbuf, recvbuf, total, type);
         final long size = type.size();
         final int me = c.rank;
         final int[] at = new int[n + 1];
@@ -756,7 +881,7 @@ final class Collectives {
         }
         if (op.commutative()) {
             final int mine = at[me + 1] - at[me];
-            final byte[] incoming = new byte[mine];
+            final byte[] incoming = c.state.scratch.take(mine);
             final Reductions.Element part = new Reductions.Element(e.type(), recvcounts[me]);
             for (int step = 1; step < n; step++) {
                 final int dest = (me + step) % n;
@@ -768,6 +893,8 @@ final class Collectives {
             }
             Packer.unpack(ByteBuffer.wrap(packed), at[me], mine, memory("recvbuf", recvbuf),
                 memory("recvbuf", recvbuf).origin(), type, recvcounts[me], DataRepresentation.NATIVE, 0);
+            c.state.scratch.give(incoming);
+            c.state.scratch.give(packed);
             return;
         }
         final byte[] result = reduceToRoot(c, seq, packed, e, op, 0);
@@ -777,9 +904,11 @@ final class Collectives {
             }
             Packer.unpack(ByteBuffer.wrap(result), 0, at[1], memory("recvbuf", recvbuf),
                 memory("recvbuf", recvbuf).origin(), type, recvcounts[0], DataRepresentation.NATIVE, 0);
+            c.state.scratch.give(result);
         } else {
             final byte[] block = recvBytes(c, at[me + 1] - at[me], 0, tag(seq, 2));
             Packer.unpack(block, memory("recvbuf", recvbuf), type, recvcounts[me]);
+            c.state.scratch.give(block);
         }
     }
 
@@ -788,16 +917,17 @@ final class Collectives {
                      final Datatype type, final Op op, final boolean exclusive) {
         Checks.count("count", count);
         final Reductions.Element e = Reductions.element(op, type, count);
-        final byte[] own = operand(sendbuf, recvbuf, count, type);
+        final byte[] own = operand(c, sendbuf, recvbuf, count, type);
         final int me = c.rank;
-        byte[] prefix = own;
+        final byte[] prefix = own;
         if (me > 0) {
             final byte[] before = recvBytes(c, own.length, me - 1, tag(seq, 3));
             if (exclusive) {
                 Packer.unpack(before, memory("recvbuf", recvbuf), type, count);
             }
-            prefix = own.clone();
+            // the operand is not needed on its own once the prefix is known: fold into it
             Op.combine(op, ByteBuffer.wrap(before), ByteBuffer.wrap(prefix), e);
+            c.state.scratch.give(before);
         }
         if (me + 1 < c.size()) {
             sendBytes(c, prefix, me + 1, tag(seq, 3));
@@ -805,6 +935,7 @@ final class Collectives {
         if (!exclusive) {
             Packer.unpack(prefix, memory("recvbuf", recvbuf), type, count);
         }
+        c.state.scratch.give(prefix);
     }
 
     // ------------------------------------------------------------------ split

@@ -66,10 +66,11 @@ public final class Communicator implements AutoCloseable {
     private final Runnable onClose;
     private volatile boolean closed;
 
-    /** What one rank shares among its communicators: the next free context id and its worker threads. */
+    /** What one rank shares among its communicators: the next free context id, its worker threads, its scratch. */
     static final class RankState {
         final AtomicLong nextContext = new AtomicLong(2);
         final ExecutorService executor;
+        final Scratch scratch = Scratch.configured();
 
         RankState(final ExecutorService executor) {
             this.executor = executor;

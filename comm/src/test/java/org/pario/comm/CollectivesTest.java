@@ -371,6 +371,59 @@ class CollectivesTest {
         });
     }
 
+    /**
+     * Reductions of a few MiB keep their packed arrays for the next call (see {@link Scratch}); rounds with other
+     * values check that no call reads what an earlier one left behind, through every reduction and algorithm
+     * (Rabenseifner with and without folding, reduce to a root, rank-ordered reduce, scan, reduce-scatter).
+     */
+    @ParameterizedTest(name = "{0}, {1} ranks")
+    @MethodSource("reuseShapes")
+    void largeReductionsCalledAgainGetFreshResults(final Transport transport, final int n) {
+        // an odd count: blocks of the reduce-scatter differ in length
+        final int count = (3 << 16) + 5;
+        final Op leftmost = Op.create("LEFTMOST", false,
+            (in, inout, k, type) -> inout.put(0, in, 0, (int) (k * 8)));
+        transport.run(n, world -> {
+            final int me = world.rank();
+            final long ranks = (long) n * (n - 1) / 2;
+            for (int round = 0; round < 3; round++) {
+                final long[] mine = new long[count];
+                for (int k = 0; k < count; k++) {
+                    mine[k] = round * 1_000_000L + me * 1000L + k;
+                }
+                final long[] sum = new long[count];
+                world.allreduce(mine, sum, count, Datatype.LONG, Op.SUM);
+                final long[] first = new long[count];
+                world.allreduce(mine, first, count, Datatype.LONG, leftmost);
+                final long[] atRoot = new long[count];
+                world.reduce(mine, atRoot, count, Datatype.LONG, Op.MAX, round % n);
+                final long[] prefix = new long[count];
+                world.scan(mine, prefix, count, Datatype.LONG, Op.SUM);
+                final long[] block = new long[count / n];
+                final long[] wide = new long[block.length * n];
+                System.arraycopy(mine, 0, wide, 0, wide.length);
+                world.reduceScatterBlock(wide, block, block.length, Datatype.LONG, Op.SUM);
+                for (int k = 0; k < count; k++) {
+                    final long base = round * 1_000_000L + k;
+                    assertEquals(n * base + 1000 * ranks, sum[k], "round " + round + " sum " + k);
+                    assertEquals(base, first[k], "round " + round + " leftmost " + k);
+                    if (me == round % n) {
+                        assertEquals(base + 1000L * (n - 1), atRoot[k], "round " + round + " max " + k);
+                    }
+                    assertEquals((me + 1) * base + 1000L * me * (me + 1) / 2, prefix[k], "round " + round + " scan");
+                }
+                for (int k = 0; k < block.length; k++) {
+                    final long base = round * 1_000_000L + me * block.length + k;
+                    assertEquals(n * base + 1000 * ranks, block[k], "round " + round + " block " + k);
+                }
+            }
+        });
+    }
+
+    static java.util.stream.Stream<Arguments> reuseShapes() {
+        return transportsWith(1, 2, 3, 4);
+    }
+
     static java.util.stream.Stream<Arguments> pipelineShapes() {
         return transportsWith(3, 4, 7);
     }

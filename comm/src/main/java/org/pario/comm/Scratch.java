@@ -1,0 +1,77 @@
+package org.pario.comm;
+
+import java.util.ArrayDeque;
+import java.util.Iterator;
+
+/**
+ * Large byte arrays of reductions (packed operands, partial results, blocks received from partners) kept for the
+ * next call instead of left to the garbage collector. G1 puts an array of half a heap region or more (2 MiB with
+ * a few GiB of heap) straight into the old generation; a 16 MiB allreduce allocated 24 MiB of them per call, and
+ * every few calls one started a young pause and a concurrent marking cycle (1.5-2.5 ms of pause every fifth
+ * call, and marking threads on the cores the transfer needs).
+ *
+ * <p>Arrays are handed out by exact length, so their users may go on trusting {@code length}; their contents are
+ * whatever the last user left, so every user overwrites all it reads. Arrays of at least {@link #MIN_BYTES} are
+ * kept, up to {@code limitBytes} in all ({@code -Dpario.scratchBytes}, default 128 MiB and at most an eighth of
+ * the heap; 0 keeps none), the oldest given up first. Smaller arrays are cheap to allocate and are not kept.
+ * Thread-safe: nonblocking collectives of one rank may run at once.
+ */
+final class Scratch {
+    static final int MIN_BYTES = 1 << 20;
+
+    private final long limitBytes;
+    private final ArrayDeque<byte[]> kept = new ArrayDeque<>();
+    private long held;
+
+    Scratch(final long limitBytes) {
+        this.limitBytes = limitBytes;
+    }
+
+    /** @return a scratch store with the configured limit */
+    static Scratch configured() {
+        final long limit = Long.getLong("pario.scratchBytes", 128L << 20);
+        return new Scratch(Math.max(0, Math.min(limit, Runtime.getRuntime().maxMemory() / 8)));
+    }
+
+    /** @return an array of exactly {@code length} bytes; its contents are undefined */
+    byte[] take(final int length) {
+        if (length >= MIN_BYTES) {
+            synchronized (this) {
+                final Iterator<byte[]> it = kept.descendingIterator();
+                while (it.hasNext()) {
+                    final byte[] a = it.next();
+                    if (a.length == length) {
+                        it.remove();
+                        held -= length;
+                        return a;
+                    }
+                }
+            }
+        }
+        return new byte[length];
+    }
+
+    /** Takes back an array nobody uses any more (null is ignored). */
+    void give(final byte[] a) {
+        if (a == null || a.length < MIN_BYTES || a.length > limitBytes) {
+            return;
+        }
+        synchronized (this) {
+            for (final byte[] k : kept) {
+                if (k == a) {
+                    throw new IllegalStateException("a scratch array was given back twice");
+                }
+            }
+            kept.addLast(a);
+            held += a.length;
+            while (held > limitBytes) {
+                held -= kept.removeFirst().length;
+            }
+        }
+    }
+
+    /** @return bytes kept now */
+    synchronized long held() {
+        return held;
+    }
+}

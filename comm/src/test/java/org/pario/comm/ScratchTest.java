@@ -1,0 +1,57 @@
+package org.pario.comm;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(10)
+class ScratchTest {
+    private static final int MIB = Scratch.MIN_BYTES;
+
+    @Test
+    void handsBackAnArrayOfExactlyTheLengthAsked() {
+        final Scratch s = new Scratch(8L * MIB);
+        final byte[] a = s.take(2 * MIB);
+        s.give(a);
+        assertNotSame(a, s.take(2 * MIB + 1), "another length gets a new array");
+        assertSame(a, s.take(2 * MIB));
+        assertEquals(0, s.held());
+    }
+
+    @Test
+    void keepsNoSmallArraysAndNothingBeyondItsLimit() {
+        final Scratch s = new Scratch(3L * MIB);
+        final byte[] small = s.take(MIB - 1);
+        s.give(small);
+        assertNotSame(small, s.take(MIB - 1));
+        final byte[] oldest = s.take(2 * MIB);
+        final byte[] newest = s.take(2 * MIB);
+        s.give(oldest);
+        s.give(newest);
+        assertEquals(2L * MIB, s.held(), "the oldest array was given up to stay within the limit");
+        assertSame(newest, s.take(2 * MIB));
+        assertNotSame(oldest, s.take(2 * MIB));
+        s.give(new byte[4 * MIB]);
+        assertEquals(0, s.held(), "an array larger than the limit is not kept");
+    }
+
+    @Test
+    void aLimitOfZeroKeepsNothing() {
+        final Scratch s = new Scratch(0);
+        final byte[] a = s.take(MIB);
+        s.give(a);
+        assertNotSame(a, s.take(MIB));
+    }
+
+    @Test
+    void anArrayGivenBackTwiceIsABug() {
+        final Scratch s = new Scratch(8L * MIB);
+        final byte[] a = s.take(MIB);
+        s.give(a);
+        assertThrows(IllegalStateException.class, () -> s.give(a));
+    }
+}
