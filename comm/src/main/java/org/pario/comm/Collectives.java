@@ -141,13 +141,10 @@ final class Collectives {
         return new Pending(c, c.irecvOn(c.collectiveContext, m, count, type, source, tag), source, tag);
     }
 
-    /** Bytes a local copy moves at a time: small enough to stay in the cache between packing and unpacking. */
-    private static final int COPY_CHUNK = 256 << 10;
-
     /**
-     * Copies {@code scount x stype} to {@code rcount x rtype} locally, as a message to oneself would, through one
-     * buffer of at most {@link #COPY_CHUNK} bytes: a block of any size costs no allocation of its size, and each
-     * piece is unpacked while it is still in the cache.
+     * Copies {@code scount x stype} to {@code rcount x rtype} locally, as a message to oneself would: one memory
+     * copy when both layouts are contiguous, otherwise a piece at a time through a small buffer, so that a block of
+     * any size costs no allocation of its size ({@link Packer#copy}).
      */
     private static void copy(final Memory src, final long scount, final Datatype stype, final Memory dst,
                              final long rcount, final Datatype rtype) {
@@ -156,12 +153,7 @@ final class Collectives {
             throw new ParioException(ErrorCategory.TRUNCATE, "local block of " + total
                 + " bytes does not fit the receive block of " + rcount + " x " + rtype);
         }
-        final ByteBuffer piece = ByteBuffer.allocate((int) Math.min(total, COPY_CHUNK));
-        for (long from = 0; from < total; from += piece.capacity()) {
-            final int length = (int) Math.min(piece.capacity(), total - from);
-            Packer.pack(src, src.origin(), stype, scount, DataRepresentation.NATIVE, from, piece, 0, length);
-            Packer.unpack(piece, 0, length, dst, dst.origin(), rtype, rcount, DataRepresentation.NATIVE, from);
-        }
+        Packer.copy(src, stype, scount, dst, rtype, rcount);
     }
 
     // ------------------------------------------------------------------ barrier and broadcast

@@ -191,6 +191,53 @@ public final class Packer {
         unpack(ByteBuffer.wrap(packed), 0, (int) size, m, m.origin(), type, count, representation, 0);
     }
 
+    /** Bytes {@link #copy} moves at a time through its buffer: small enough to stay in the cache in between. */
+    private static final int COPY_CHUNK = 256 << 10;
+
+    /**
+     * Copies the data of {@code scount x stype} in {@code src} into the layout {@code rcount x rtype} in
+     * {@code dst}, as a message from a rank to itself delivers it: the packed stream of the one is unpacked into
+     * the other, so the two types need only agree on their bytes. When both sides are one gap-free run of
+     * bytes in memory a copy can address directly (arrays, direct buffers), this is one memory copy; otherwise
+     * the stream goes through one buffer of at most 256 KiB, a piece at a time.
+     *
+     * @param src    the source memory
+     * @param stype  the source layout
+     * @param scount number of source elements
+     * @param dst    the destination memory
+     * @param rtype  the destination layout
+     * @param rcount number of destination elements: room for at least the source's bytes
+     * @throws ParioException {@code TRUNCATE} when the destination layout holds fewer bytes than the source's
+     */
+    public static void copy(final Memory src, final Datatype stype, final long scount, final Memory dst,
+                            final Datatype rtype, final long rcount) {
+        final long total = packedSize(stype, scount, DataRepresentation.NATIVE);
+        if (total > packedSize(rtype, rcount, DataRepresentation.NATIVE)) {
+            throw new ParioException(org.pario.ErrorCategory.TRUNCATE, "copy: " + total + " bytes of " + scount
+                + " x " + stype + " do not fit " + rcount + " x " + rtype);
+        }
+        if (total == 0) {
+            return;
+        }
+        final Object srcBase = src.rawBase();
+        final Object dstBase = dst.rawBase();
+        if (stype.isContiguous() && rtype.isContiguous() && srcBase != RawCopy.UNADDRESSABLE
+            && dstBase != RawCopy.UNADDRESSABLE) {
+            final long from = Checks.add("memory", src.origin(), stype.lb());
+            final long to = Checks.add("memory", dst.origin(), rtype.lb());
+            src.check(from, total);
+            dst.check(to, total);
+            RawCopy.copy(srcBase, src.rawOffset() + from, dstBase, dst.rawOffset() + to, total);
+            return;
+        }
+        final ByteBuffer piece = ByteBuffer.allocate((int) Math.min(total, COPY_CHUNK));
+        for (long from = 0; from < total; from += piece.capacity()) {
+            final int length = (int) Math.min(piece.capacity(), total - from);
+            pack(src, src.origin(), stype, scount, DataRepresentation.NATIVE, from, piece, 0, length);
+            unpack(piece, 0, length, dst, dst.origin(), rtype, rcount, DataRepresentation.NATIVE, from);
+        }
+    }
+
     /**
      * @param type           the layout
      * @param count          number of elements
