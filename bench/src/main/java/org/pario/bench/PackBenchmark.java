@@ -134,6 +134,35 @@ public class PackBenchmark {
         return c.to;
     }
 
+    /**
+     * Two {@code double[]} of {@link #PACKED} bytes, and a type of all of their bytes in two 8 MiB runs, the upper
+     * half first: not contiguous as a type, though every byte is moved in a long run.
+     */
+    @State(Scope.Benchmark)
+    public static class Arrays {
+        final double[] from = new double[PACKED / 8];
+        final double[] to = new double[PACKED / 8];
+        final Datatype halves = Datatype.indexed(new long[] {PACKED / 16, PACKED / 16}, new long[] {PACKED / 16, 0},
+            Datatype.DOUBLE);
+    }
+
+    /** @return the destination: {@code Packer.copy} between contiguous layouts, one memory copy */
+    @Benchmark
+    public double[] copyContiguous(final Arrays a) {
+        Packer.copy(Memory.of(a.from), Datatype.DOUBLE, PACKED / 8, Memory.of(a.to), Datatype.DOUBLE, PACKED / 8);
+        return a.to;
+    }
+
+    /**
+     * @return the destination: {@code Packer.copy} of the same bytes through a type that is not contiguous, so the
+     *     copy packs and unpacks the stream through a 256 KiB piece at a time
+     */
+    @Benchmark
+    public double[] copyThroughStream(final Arrays a) {
+        Packer.copy(Memory.of(a.from), a.halves, 1, Memory.of(a.to), Datatype.DOUBLE, PACKED / 8);
+        return a.to;
+    }
+
     /** @return the destination; one arraycopy per run of the vector pattern, no datatype involved */
     @Benchmark
     public byte[] stridedArraycopy(final Strided s) {
