@@ -591,7 +591,8 @@ final class Collectives {
         final Reductions.Element e = Reductions.element(op, type, count);
         final int n = c.size();
         if (op.commutative() && n > 1 && Integer.bitCount(n) == 1 && isPlainBasic(type)
-            && count * type.size() >= CollectiveTuning.DEFAULT.allreduceLargeMinBytes()) {
+            && Packer.packedSize(type, count, DataRepresentation.NATIVE)
+                >= CollectiveTuning.DEFAULT.allreduceLargeMinBytes()) {
             directRabenseifner(c, seq, sendbuf, recvbuf, count, type, op);
             return;
         }

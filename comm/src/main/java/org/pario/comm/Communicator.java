@@ -70,10 +70,15 @@ public final class Communicator implements AutoCloseable {
     static final class RankState {
         final AtomicLong nextContext = new AtomicLong(2);
         final ExecutorService executor;
-        final Scratch scratch = Scratch.configured();
+        final Scratch scratch;
 
-        RankState(final ExecutorService executor) {
+        /**
+         * @param executor     the rank's worker threads
+         * @param ranksInThisJvm how many ranks share this JVM's heap, and so its share for scratch arrays
+         */
+        RankState(final ExecutorService executor, final int ranksInThisJvm) {
             this.executor = executor;
+            this.scratch = Scratch.configured(ranksInThisJvm);
         }
     }
 

@@ -59,7 +59,7 @@ public final class Pario {
         for (int r = 0; r < world.length; r++) {
             world[r] = r;
         }
-        return new Communicator(fabric, world, b.rank(), 0, new Communicator.RankState(workers), () -> {
+        return new Communicator(fabric, world, b.rank(), 0, new Communicator.RankState(workers, 1), () -> {
             fabric.close();
             workers.shutdownNow();
         });

@@ -12,9 +12,9 @@ import java.util.Iterator;
  *
  * <p>Arrays are handed out by exact length, so their users may go on trusting {@code length}; their contents are
  * whatever the last user left, so every user overwrites all it reads. Arrays of at least {@link #MIN_BYTES} are
- * kept, up to {@code limitBytes} in all ({@code -Dpario.scratchBytes}, default 128 MiB and at most an eighth of
- * the heap; 0 keeps none), the oldest given up first. Smaller arrays are cheap to allocate and are not kept.
- * Thread-safe: nonblocking collectives of one rank may run at once.
+ * kept, up to {@code limitBytes} in all ({@code -Dpario.scratchBytes}, default 128 MiB, and at most the rank's
+ * share of an eighth of the heap among the ranks of its JVM; 0 keeps none), the oldest given up first. Smaller
+ * arrays are cheap to allocate and are not kept. Thread-safe: nonblocking collectives of one rank may run at once.
  */
 final class Scratch {
     static final int MIN_BYTES = 1 << 20;
@@ -27,10 +27,14 @@ final class Scratch {
         this.limitBytes = limitBytes;
     }
 
-    /** @return a scratch store with the configured limit */
-    static Scratch configured() {
+    /**
+     * @param ranksInThisJvm ranks whose scratch stores share this JVM's heap
+     * @return a scratch store with the configured limit, within its rank's share of an eighth of the heap
+     */
+    static Scratch configured(final int ranksInThisJvm) {
         final long limit = Long.getLong("pario.scratchBytes", 128L << 20);
-        return new Scratch(Math.max(0, Math.min(limit, Runtime.getRuntime().maxMemory() / 8)));
+        final long share = Runtime.getRuntime().maxMemory() / 8 / Math.max(1, ranksInThisJvm);
+        return new Scratch(Math.max(0, Math.min(limit, share)));
     }
 
     /** @return an array of exactly {@code length} bytes; its contents are undefined */
