@@ -614,6 +614,17 @@ final class Collectives {
         c.state.scratch.give(result);
     }
 
+    /**
+     * One step of recursive halving over blocks {@code [lo, hi)}: the half a rank keeps (the lower one when it is in
+     * the lower group of the step) and the half it gives its partner.
+     */
+    private record Halves(int keepLo, int keepHi, int giveLo, int giveHi) {
+        static Halves of(final int lo, final int hi, final boolean lower) {
+            final int mid = lo + (hi - lo) / 2;
+            return lower ? new Halves(lo, mid, mid, hi) : new Halves(mid, hi, lo, mid);
+        }
+    }
+
     /** @return whether {@code type} is one basic value without gaps, so its elements are its packed bytes */
     private static boolean isPlainBasic(final Datatype type) {
         return type.basicKind().isPresent() && type.pairComponents().isEmpty() && type.lb() == 0
@@ -643,9 +654,9 @@ final class Collectives {
             start[b] = count / n * b + count % n * b / n;
         }
         final int half = n / 2;
-        final boolean firstLower = (me & half) == 0;
-        int lo = firstLower ? 0 : half;
-        int hi = firstLower ? half : n;
+        final Halves first = Halves.of(0, n, (me & half) == 0);
+        int lo = first.keepLo;
+        int hi = first.keepHi;
         final long base = start[lo];
         final long kept = start[hi] - start[lo];
         if (kept * size > Integer.MAX_VALUE - 8) {
@@ -656,34 +667,28 @@ final class Collectives {
         final byte[] acc = scratch.take((int) (kept * size));
         final byte[] incoming = scratch.take(acc.length);
         final int firstPartner = me ^ half;
-        final Pending first = irecv(c, Memory.of(incoming), kept, type, firstPartner, tag(seq, 60));
-        final int sendLo = firstLower ? half : 0;
-        final int sendHi = firstLower ? n : half;
-        send(c, in.at(start[sendLo] * size), start[sendHi] - start[sendLo], type, firstPartner, tag(seq, 60));
+        final Pending firstHalf = irecv(c, Memory.of(incoming), kept, type, firstPartner, tag(seq, 60));
+        send(c, in.at(start[first.giveLo] * size), start[first.giveHi] - start[first.giveLo], type, firstPartner,
+            tag(seq, 60));
         // packing the kept half overlaps the partner's half on its way here
         final Memory keptFrom = in.at(base * size);
         Packer.pack(keptFrom, keptFrom.origin(), type, kept, DataRepresentation.NATIVE, 0, ByteBuffer.wrap(acc), 0,
             acc.length);
-        first.join();
+        firstHalf.join();
         Op.combine(op, ByteBuffer.wrap(incoming), ByteBuffer.wrap(acc), new Reductions.Element(type, kept));
         for (int mask = half >> 1, step = 61; mask > 0; mask >>= 1, step++) {
             final int partner = me ^ mask;
-            final int mid = lo + (hi - lo) / 2;
-            final boolean lower = (me & mask) == 0;
-            final int keepLo = lower ? lo : mid;
-            final int keepHi = lower ? mid : hi;
-            final int giveLo = lower ? mid : lo;
-            final int giveHi = lower ? hi : mid;
-            final long keep = start[keepHi] - start[keepLo];
+            final Halves h = Halves.of(lo, hi, (me & mask) == 0);
+            final long keep = start[h.keepHi] - start[h.keepLo];
             final Pending r = irecv(c, Memory.of(incoming), keep, type, partner, tag(seq, step));
-            send(c, Memory.of(acc).at((start[giveLo] - base) * size), start[giveHi] - start[giveLo], type, partner,
-                tag(seq, step));
+            send(c, Memory.of(acc).at((start[h.giveLo] - base) * size), start[h.giveHi] - start[h.giveLo], type,
+                partner, tag(seq, step));
             r.join();
             Op.combine(op, ByteBuffer.wrap(incoming, 0, (int) (keep * size)).slice(),
-                ByteBuffer.wrap(acc, (int) ((start[keepLo] - base) * size), (int) (keep * size)).slice(),
+                ByteBuffer.wrap(acc, (int) ((start[h.keepLo] - base) * size), (int) (keep * size)).slice(),
                 new Reductions.Element(type, keep));
-            lo = keepLo;
-            hi = keepHi;
+            lo = h.keepLo;
+            hi = h.keepHi;
         }
         scratch.give(incoming);
         final Memory mine = out.at(start[lo] * size);
@@ -811,24 +816,18 @@ final class Collectives {
             int lo = 0;
             int hi = pof2;
             for (int mask = half, step = 60; mask > 0; mask >>= 1, step++) {
-                final int partnerNew = newRank ^ mask;
-                final int partner = core.world(partnerNew);
-                final int mid = lo + (hi - lo) / 2;
-                final boolean lower = (newRank & mask) == 0;
-                final int keepLo = lower ? lo : mid;
-                final int keepHi = lower ? mid : hi;
-                final int sendLo = lower ? mid : lo;
-                final int sendHi = lower ? hi : mid;
-                final int keep = start[keepHi] - start[keepLo];
+                final int partner = core.world(newRank ^ mask);
+                final Halves h = Halves.of(lo, hi, (newRank & mask) == 0);
+                final int keep = start[h.keepHi] - start[h.keepLo];
                 final Pending r = irecv(c, Memory.of(incoming), keep, Datatype.BYTE, partner, tag(seq, step));
-                send(c, Memory.of(acc).at(start[sendLo]), start[sendHi] - start[sendLo], Datatype.BYTE, partner,
+                send(c, Memory.of(acc).at(start[h.giveLo]), start[h.giveHi] - start[h.giveLo], Datatype.BYTE, partner,
                     tag(seq, step));
                 r.join();
                 Op.combine(op, ByteBuffer.wrap(incoming, 0, keep).slice(),
-                    ByteBuffer.wrap(acc, start[keepLo], keep).slice(),
+                    ByteBuffer.wrap(acc, start[h.keepLo], keep).slice(),
                     new Reductions.Element(e.type(), keep / elementSize));
-                lo = keepLo;
-                hi = keepHi;
+                lo = h.keepLo;
+                hi = h.keepHi;
             }
             c.state.scratch.give(incoming);
             for (int mask = 1, step = 92; mask < pof2; mask <<= 1, step++) {
