@@ -4,10 +4,12 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.DoubleBuffer;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 
@@ -18,34 +20,41 @@ import java.util.concurrent.TimeUnit;
  * after the first fifth. In {@code direct} mode the message goes from and into direct buffers, as a C program's
  * would (two copies, both by the kernel); in {@code heap} mode it is first copied out of a {@code double[]} into a
  * direct buffer and after arrival back into one (four copies, as with any Java heap array: the JDK copies heap
- * buffers through direct ones too).
+ * buffers through direct ones too); in {@code pieces} mode the same four copies go {@link #PIECE} bytes at a time,
+ * each piece written as soon as it is copied out and copied in as soon as it has arrived, so that the two JVMs'
+ * copies overlap the transfer instead of coming before and after it.
  *
- * <p>Usage: {@code java -cp benchmarks.jar org.pario.bench.SocketFloor SIZE direct|heap ITERATIONS}; it starts the
- * receiving JVM itself.
+ * <p>Usage: {@code java -cp benchmarks.jar org.pario.bench.SocketFloor SIZE direct|heap|pieces ITERATIONS}; it
+ * starts the receiving JVM itself.
  */
 public final class SocketFloor {
+    /** Bytes a {@code pieces} exchange copies and moves at a time. */
+    static final int PIECE = 1 << 20;
+
     private SocketFloor() {
     }
 
     /**
      * Runs the exchange, starting the receiving JVM, and prints the sender's figures.
      *
-     * @param args {@code SIZE direct|heap ITERATIONS}; the receiving JVM gets {@code --receiver PORT SIZE MODE
+     * @param args {@code SIZE direct|heap|pieces ITERATIONS}; the receiving JVM gets {@code --receiver PORT SIZE MODE
      *             ITERATIONS}
      * @throws Exception when a socket or the receiving JVM fails
      */
     public static void main(final String[] args) throws Exception {
         if (args.length == 5 && args[0].equals("--receiver")) {
-            receive(Integer.parseInt(args[1]), Integer.parseInt(args[2]), args[3].equals("heap"),
-                Integer.parseInt(args[4]));
+            receive(Integer.parseInt(args[1]), Integer.parseInt(args[2]), args[3], Integer.parseInt(args[4]));
             return;
         }
-        if (args.length != 3 || !(args[1].equals("direct") || args[1].equals("heap"))) {
-            System.err.println("usage: SocketFloor SIZE direct|heap ITERATIONS");
+        if (args.length != 3 || !List.of("direct", "heap", "pieces").contains(args[1])) {
+            System.err.println("usage: SocketFloor SIZE direct|heap|pieces ITERATIONS");
             System.exit(2);
         }
         final int size = Integer.parseInt(args[0]);
-        final boolean heap = args[1].equals("heap");
+        if (size % Double.BYTES != 0) {
+            throw new IllegalArgumentException("the size must be a whole number of doubles, not " + size);
+        }
+        final String mode = args[1];
         final int iterations = Integer.parseInt(args[2]);
         try (ServerSocketChannel server = ServerSocketChannel.open()) {
             server.bind(new InetSocketAddress("127.0.0.1", 0));
@@ -56,7 +65,7 @@ public final class SocketFloor {
                 Integer.toString(iterations)).inheritIO().start();
             try (SocketChannel ch = server.accept()) {
                 ch.socket().setTcpNoDelay(true);
-                final long[] rounds = send(ch, size, heap, iterations);
+                final long[] rounds = send(ch, size, mode, iterations);
                 final long[] kept = Arrays.copyOfRange(rounds, iterations / 5, iterations);
                 Arrays.sort(kept);
                 System.out.printf(Locale.ROOT, "%s %d B: median %.1f us, mean %.1f us per message and 8 B answer%n",
@@ -69,19 +78,30 @@ public final class SocketFloor {
         }
     }
 
-    private static long[] send(final SocketChannel ch, final int size, final boolean heap, final int iterations)
+    private static long[] send(final SocketChannel ch, final int size, final String mode, final int iterations)
         throws IOException {
         final ByteBuffer message = ByteBuffer.allocateDirect(size).order(ByteOrder.nativeOrder());
+        // one piece's buffer, used again for every piece, so each piece is still in the cache when it is moved on
+        final ByteBuffer piece = ByteBuffer.allocateDirect(PIECE).order(ByteOrder.nativeOrder());
+        final DoubleBuffer pieceDoubles = piece.asDoubleBuffer();
         final double[] values = new double[size / 8];
         final ByteBuffer answer = ByteBuffer.allocateDirect(8);
         final long[] rounds = new long[iterations];
         for (int i = 0; i < iterations; i++) {
             final long start = System.nanoTime();
             message.clear();
-            if (heap) {
-                message.asDoubleBuffer().put(values);
+            if (mode.equals("pieces")) {
+                for (int at = 0; at < size; at += PIECE) {
+                    final int length = Math.min(PIECE, size - at);
+                    pieceDoubles.put(0, values, at / 8, length / 8);
+                    writeFully(ch, piece.clear().limit(length));
+                }
+            } else {
+                if (mode.equals("heap")) {
+                    message.asDoubleBuffer().put(values);
+                }
+                writeFully(ch, message);
             }
-            writeFully(ch, message);
             answer.clear();
             readFully(ch, answer);
             rounds[i] = System.nanoTime() - start;
@@ -90,19 +110,30 @@ public final class SocketFloor {
     }
 
     /** The other JVM: receives each message whole, then answers. */
-    private static void receive(final int port, final int size, final boolean heap, final int iterations)
+    private static void receive(final int port, final int size, final String mode, final int iterations)
         throws IOException {
         final ByteBuffer message = ByteBuffer.allocateDirect(size).order(ByteOrder.nativeOrder());
+        // one piece's buffer, used again for every piece, so each piece is still in the cache when it is moved on
+        final ByteBuffer piece = ByteBuffer.allocateDirect(PIECE).order(ByteOrder.nativeOrder());
+        final DoubleBuffer pieceDoubles = piece.asDoubleBuffer();
         final double[] values = new double[size / 8];
         final ByteBuffer answer = ByteBuffer.allocateDirect(8);
         try (SocketChannel ch = SocketChannel.open(new InetSocketAddress("127.0.0.1", port))) {
             ch.socket().setTcpNoDelay(true);
             for (int i = 0; i < iterations; i++) {
                 message.clear();
-                readFully(ch, message);
-                if (heap) {
-                    message.flip();
-                    message.asDoubleBuffer().get(values);
+                if (mode.equals("pieces")) {
+                    for (int at = 0; at < size; at += PIECE) {
+                        final int length = Math.min(PIECE, size - at);
+                        readFully(ch, piece.clear().limit(length));
+                        pieceDoubles.get(0, values, at / 8, length / 8);
+                    }
+                } else {
+                    readFully(ch, message);
+                    if (mode.equals("heap")) {
+                        message.flip();
+                        message.asDoubleBuffer().get(values);
+                    }
                 }
                 answer.clear();
                 writeFully(ch, answer);
