@@ -25,9 +25,18 @@ package org.pario.comm;
  * @param alltoallAllAtOnceMaxBytes up to this size of every block, alltoall(v/w) posts all its receives and sends
  *                               all its blocks before it waits, so ranks wait once instead of once per step of the
  *                               pairwise exchange it uses for larger blocks (which keeps one exchange in flight)
+ * @param allreduceSegmentMaxRanks up to this many ranks, Rabenseifner's allreduce of a basic type on a power-of-two
+ *                               rank count exchanges its blocks in pieces of {@code allreduceSegmentBytes}: each
+ *                               piece is combined as soon as it is in, while the next ones travel, and pieces up to
+ *                               the eager limit need no request from the receiver (16 MiB at 2 ranks: 11.2-11.3 ms
+ *                               in 512 KiB pieces against 12.6 whole). With more ranks than cores every extra
+ *                               message can cost a wake-up (4 ranks on 2 cores: 28.6-30.9 ms against 27.9-28.6), so
+ *                               the default is 2
+ * @param allreduceSegmentBytes  the pieces' size in bytes (rounded down to whole elements, at least one)
  */
 public record CollectiveTuning(long allreduceLargeMinBytes, long bcastLinearMaxRanks, long bcastLinearMaxBytes,
-                               long bcastPipelineMinBytes, long bcastSegmentBytes, long alltoallAllAtOnceMaxBytes) {
+                               long bcastPipelineMinBytes, long bcastSegmentBytes, long alltoallAllAtOnceMaxBytes,
+                               long allreduceSegmentMaxRanks, long allreduceSegmentBytes) {
     /** The defaults, with any system-property overrides applied. */
     public static final CollectiveTuning DEFAULT = new CollectiveTuning(
         Long.getLong("pario.tuning.allreduceLargeMinBytes", 512 * 1024L),
@@ -35,5 +44,7 @@ public record CollectiveTuning(long allreduceLargeMinBytes, long bcastLinearMaxR
         Long.getLong("pario.tuning.bcastLinearMaxBytes", 64L << 10),
         Long.getLong("pario.tuning.bcastPipelineMinBytes", 4L << 20),
         Long.getLong("pario.tuning.bcastSegmentBytes", 1L << 20),
-        Long.getLong("pario.tuning.alltoallAllAtOnceMaxBytes", 32L << 10));
+        Long.getLong("pario.tuning.alltoallAllAtOnceMaxBytes", 32L << 10),
+        Long.getLong("pario.tuning.allreduceSegmentMaxRanks", 2),
+        Long.getLong("pario.tuning.allreduceSegmentBytes", 512L << 10));
 }

@@ -639,7 +639,9 @@ final class Collectives {
      * operand and unpacking the whole result, this copies half the operand and all but one block of the result
      * once less. Messages carry {@code type}, and every rank of a call takes this path or none does (it depends
      * on the type, the count and the rank count only). Blocks are cut on whole elements, and each is reduced on
-     * one rank and copied from there, so every rank holds the same bits.
+     * one rank and copied from there, so every rank holds the same bits. Up to
+     * {@link CollectiveTuning#allreduceSegmentMaxRanks()} ranks, every exchange goes in pieces, each combined as
+     * soon as it is in.
      */
     private static void directRabenseifner(final Communicator c, final int seq, final Object sendbuf,
                                            final Object recvbuf, final long count, final Datatype type, final Op op) {
@@ -666,27 +668,29 @@ final class Collectives {
         final Scratch scratch = c.state.scratch;
         final byte[] acc = scratch.take((int) (kept * size));
         final byte[] incoming = scratch.take(acc.length);
+        final CollectiveTuning tuning = CollectiveTuning.DEFAULT;
+        // whole blocks are one piece each
+        final long segment = n <= tuning.allreduceSegmentMaxRanks()
+            ? Math.max(1, tuning.allreduceSegmentBytes() / size) : Math.max(1, count);
         final int firstPartner = me ^ half;
-        final Pending firstHalf = irecv(c, Memory.of(incoming), kept, type, firstPartner, tag(seq, 60));
-        send(c, in.at(start[first.giveLo] * size), start[first.giveHi] - start[first.giveLo], type, firstPartner,
+        final Pending[] firstHalf = receivePieces(c, Memory.of(incoming), kept, type, segment, firstPartner,
             tag(seq, 60));
+        sendPieces(c, in.at(start[first.giveLo] * size), start[first.giveHi] - start[first.giveLo], type, segment,
+            firstPartner, tag(seq, 60));
         // packing the kept half overlaps the partner's half on its way here
         final Memory keptFrom = in.at(base * size);
         Packer.pack(keptFrom, keptFrom.origin(), type, kept, DataRepresentation.NATIVE, 0, ByteBuffer.wrap(acc), 0,
             acc.length);
-        firstHalf.join();
-        Op.combine(op, ByteBuffer.wrap(incoming), ByteBuffer.wrap(acc), new Reductions.Element(type, kept));
+        combinePieces(firstHalf, incoming, acc, 0, kept, segment, type, op);
         for (int mask = half >> 1, step = 61; mask > 0; mask >>= 1, step++) {
             final int partner = me ^ mask;
             final Halves h = Halves.of(lo, hi, (me & mask) == 0);
             final long keep = start[h.keepHi] - start[h.keepLo];
-            final Pending r = irecv(c, Memory.of(incoming), keep, type, partner, tag(seq, step));
-            send(c, Memory.of(acc).at((start[h.giveLo] - base) * size), start[h.giveHi] - start[h.giveLo], type,
-                partner, tag(seq, step));
-            r.join();
-            Op.combine(op, ByteBuffer.wrap(incoming, 0, (int) (keep * size)).slice(),
-                ByteBuffer.wrap(acc, (int) ((start[h.keepLo] - base) * size), (int) (keep * size)).slice(),
-                new Reductions.Element(type, keep));
+            final Pending[] pieces = receivePieces(c, Memory.of(incoming), keep, type, segment, partner,
+                tag(seq, step));
+            sendPieces(c, Memory.of(acc).at((start[h.giveLo] - base) * size), start[h.giveHi] - start[h.giveLo], type,
+                segment, partner, tag(seq, step));
+            combinePieces(pieces, incoming, acc, start[h.keepLo] - base, keep, segment, type, op);
             lo = h.keepLo;
             hi = h.keepHi;
         }
@@ -701,12 +705,56 @@ final class Collectives {
             final boolean lower = (me & mask) == 0;
             final int theirLo = lower ? hi : lo - width;
             final int theirHi = lower ? hi + width : lo;
-            final Pending r = irecv(c, out.at(start[theirLo] * size), start[theirHi] - start[theirLo], type, partner,
-                tag(seq, step));
-            send(c, out.at(start[lo] * size), start[hi] - start[lo], type, partner, tag(seq, step));
-            r.join();
+            final Pending[] pieces = receivePieces(c, out.at(start[theirLo] * size), start[theirHi] - start[theirLo],
+                type, segment, partner, tag(seq, step));
+            sendPieces(c, out.at(start[lo] * size), start[hi] - start[lo], type, segment, partner, tag(seq, step));
+            for (final Pending piece : pieces) {
+                piece.join();
+            }
             lo = Math.min(lo, theirLo);
             hi = Math.max(hi, theirHi);
+        }
+    }
+
+    /**
+     * Posts the receives of a block of {@code count} elements of a gap-free type that comes in pieces of
+     * {@code segment} elements (the last one shorter). Partners cut a block the same way, and pieces between two
+     * ranks arrive in the order sent, so they can share one tag.
+     */
+    private static Pending[] receivePieces(final Communicator c, final Memory into, final long count,
+                                           final Datatype type, final long segment, final int partner,
+                                           final int tag) {
+        final Pending[] pieces = new Pending[Math.toIntExact((count + segment - 1) / segment)];
+        for (int k = 0; k < pieces.length; k++) {
+            final long first = k * segment;
+            pieces[k] = irecv(c, into.at(first * type.size()), Math.min(segment, count - first), type, partner, tag);
+        }
+        return pieces;
+    }
+
+    /** Sends a block of {@code count} elements of a gap-free type in pieces, as {@link #receivePieces} expects. */
+    private static void sendPieces(final Communicator c, final Memory from, final long count, final Datatype type,
+                                   final long segment, final int partner, final int tag) {
+        for (long first = 0; first < count; first += segment) {
+            send(c, from.at(first * type.size()), Math.min(segment, count - first), type, partner, tag);
+        }
+    }
+
+    /**
+     * Combines each piece of {@code incoming} into {@code acc} (from element {@code accFirst} on) as soon as it
+     * has arrived, so that combining overlaps the pieces still on their way.
+     */
+    private static void combinePieces(final Pending[] pieces, final byte[] incoming, final byte[] acc,
+                                      final long accFirst, final long count, final long segment, final Datatype type,
+                                      final Op op) {
+        final int size = (int) type.size();
+        for (int k = 0; k < pieces.length; k++) {
+            pieces[k].join();
+            final long first = k * segment;
+            final int elements = (int) Math.min(segment, count - first);
+            Op.combine(op, ByteBuffer.wrap(incoming, (int) first * size, elements * size).slice(),
+                ByteBuffer.wrap(acc, (int) (accFirst + first) * size, elements * size).slice(),
+                new Reductions.Element(type, elements));
         }
     }
 
