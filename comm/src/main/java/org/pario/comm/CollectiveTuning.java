@@ -19,8 +19,11 @@ package org.pario.comm;
  *                               cores, {@code pario bench comm -n 4}, four rounds each: 8 B bcast 50-63 µs against
  *                               64-100 down the tree, 64 KiB 89-100 against 114-205)
  * @param bcastLinearMaxBytes    the largest message, in bytes, that bcast sends linearly
- * @param bcastPipelineMinBytes  from this size on, with 3 ranks or more, bcast pipelines segments along the ranks
- *                               instead of sending the whole message down a binomial tree
+ * @param bcastPipelineMinBytes  from this size on, bcast pipelines segments along the ranks instead of sending the
+ *                               whole message down a binomial tree; with 2 ranks too, where a message in pieces
+ *                               that each go out while still in the cache is faster than one whole (2 ranks, {@code
+ *                               pario bench comm -n 2}, two rounds: 16 MiB 3.3-3.6 ms against 3.8-3.9, 64 MiB
+ *                               13.6-13.9 against 15.3-16.1)
  * @param bcastSegmentBytes      the pipeline's segment size (rounded down to whole elements, at least one)
  * @param alltoallAllAtOnceMaxBytes up to this size of every block, alltoall(v/w) posts all its receives and sends
  *                               all its blocks before it waits, so ranks wait once instead of once per step of the

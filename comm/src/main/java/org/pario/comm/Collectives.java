@@ -171,8 +171,8 @@ final class Collectives {
     /**
      * Broadcast: from the root to every rank directly up to {@link CollectiveTuning#bcastLinearMaxRanks()} ranks
      * and {@link CollectiveTuning#bcastLinearMaxBytes()}, otherwise a binomial tree, or from
-     * {@link CollectiveTuning#bcastPipelineMinBytes()} on (3 ranks or more)
-     * a pipeline along the ranks in order from the root, in segments of
+     * {@link CollectiveTuning#bcastPipelineMinBytes()} on a pipeline along the ranks in order from the root (with 2
+     * ranks, the message in pieces), in segments of
      * {@link CollectiveTuning#bcastSegmentBytes()}, so that every link carries data at once instead of the
      * tree's {@code log2(n)} full-size steps one after another.
      */
@@ -182,7 +182,7 @@ final class Collectives {
         final Memory m = memory("buf", buf);
         final int n = c.size();
         final CollectiveTuning tuning = CollectiveTuning.DEFAULT;
-        if (n >= 3 && type.size() > 0 && count * type.size() >= tuning.bcastPipelineMinBytes()) {
+        if (n >= 2 && type.size() > 0 && count * type.size() >= tuning.bcastPipelineMinBytes()) {
             pipelinedBcast(c, seq, m, count, type, root, Math.max(1, tuning.bcastSegmentBytes() / type.size()));
             return;
         }

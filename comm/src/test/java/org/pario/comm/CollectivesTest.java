@@ -425,7 +425,7 @@ class CollectivesTest {
     }
 
     static java.util.stream.Stream<Arguments> pipelineShapes() {
-        return transportsWith(3, 4, 7);
+        return transportsWith(2, 3, 4, 7);
     }
 
     /**
