@@ -24,7 +24,9 @@ package org.pario.comm;
  *                               that each go out while still in the cache is faster than one whole (2 ranks, {@code
  *                               pario bench comm -n 2}, two rounds: 16 MiB 3.3-3.6 ms against 3.8-3.9, 64 MiB
  *                               13.6-13.9 against 15.3-16.1)
- * @param bcastSegmentBytes      the pipeline's segment size (rounded down to whole elements, at least one)
+ * @param bcastSegmentBytes      the pipeline's segment size, in bytes of the packed message (at least one); a rank
+ *                               whose datatype's size does not divide it packs and unpacks its segments through a
+ *                               buffer, so that ranks with different datatypes of one signature cut the same bytes
  * @param alltoallAllAtOnceMaxBytes up to this size of every block, alltoall(v/w) posts all its receives and sends
  *                               all its blocks before it waits, so ranks wait once instead of once per step of the
  *                               pairwise exchange it uses for larger blocks (which keeps one exchange in flight)

@@ -183,7 +183,7 @@ final class Collectives {
         final int n = c.size();
         final CollectiveTuning tuning = CollectiveTuning.DEFAULT;
         if (n >= 2 && type.size() > 0 && count * type.size() >= tuning.bcastPipelineMinBytes()) {
-            pipelinedBcast(c, seq, m, count, type, root, Math.max(1, tuning.bcastSegmentBytes() / type.size()));
+            pipelinedBcast(c, seq, m, count, type, root, Math.max(1, tuning.bcastSegmentBytes()));
             return;
         }
         if (n <= tuning.bcastLinearMaxRanks() && count * type.size() <= tuning.bcastLinearMaxBytes()) {
@@ -218,50 +218,122 @@ final class Collectives {
     private static final int PIPELINE_DEPTH = 4;
 
     /**
-     * Segment {@code s} holds elements {@code [s * perSegment, (s + 1) * perSegment)}; every rank but the root
-     * receives each from the rank before it and passes it on to the rank after it. All segments share one tag:
-     * MPI's ordering between two ranks keeps them in sequence.
+     * Segment {@code s} holds bytes {@code [s * segmentBytes, (s + 1) * segmentBytes)} of the message's packed
+     * stream; every rank but the root receives each from the rank before it and passes it on to the rank after it.
+     * Segments are cut in bytes, not in elements, because ranks may describe the same data with different
+     * datatypes (MPI asks only for equal type signatures): a rank whose type's size divides the segment size moves
+     * whole elements of its buffer, any other packs or unpacks each segment through a buffer of its own and sends it
+     * as bytes (which match any type). All segments share one tag: MPI's ordering between two ranks keeps them in
+     * sequence.
      */
     private static void pipelinedBcast(final Communicator c, final int seq, final Memory m, final long count,
-                                       final Datatype type, final int root, final long perSegment) {
+                                       final Datatype type, final int root, final long segmentBytes) {
         final int n = c.size();
         final int rel = (c.rank - root + n) % n;
         final int previous = (rel - 1 + root + n) % n;
         final int next = (rel + 1 + root) % n;
         final boolean last = rel == n - 1;
-        final long segments = (count + perSegment - 1) / perSegment;
-        final long extent = type.extent();
+        final long total = Math.multiplyExact(count, type.size());
+        final long segments = (total + segmentBytes - 1) / segmentBytes;
+        final Segments pieces = new Segments(m, count, type, total, segmentBytes);
         final int tag = tag(seq, 1);
         if (rel == 0) {
             for (long s = 0; s < segments; s++) {
-                final long first = s * perSegment;
-                send(c, m.at(Math.multiplyExact(first, extent)), Math.min(perSegment, count - first), type, next, tag);
+                pieces.send(c, s, next, tag);
             }
             return;
         }
         final Pending[] posted = new Pending[PIPELINE_DEPTH];
         for (long s = 0; s < Math.min(segments, PIPELINE_DEPTH); s++) {
-            posted[(int) s] = pipelineReceive(c, m, count, type, perSegment, s, previous, tag);
+            posted[(int) s] = pieces.receive(c, s, (int) s, previous, tag);
         }
         for (long s = 0; s < segments; s++) {
             final int slot = (int) (s % PIPELINE_DEPTH);
             posted[slot].join();
+            pieces.landed(s, slot);
             if (!last) {
-                final long first = s * perSegment;
-                send(c, m.at(Math.multiplyExact(first, extent)), Math.min(perSegment, count - first), type, next, tag);
+                pieces.forward(c, s, slot, next, tag);
             }
             if (s + PIPELINE_DEPTH < segments) {
-                posted[slot] = pipelineReceive(c, m, count, type, perSegment, s + PIPELINE_DEPTH, previous, tag);
+                posted[slot] = pieces.receive(c, s + PIPELINE_DEPTH, slot, previous, tag);
             }
         }
     }
 
-    private static Pending pipelineReceive(final Communicator c, final Memory m, final long count, final Datatype type,
-                                           final long perSegment, final long segment, final int source,
-                                           final int tag) {
-        final long first = segment * perSegment;
-        return irecv(c, m.at(Math.multiplyExact(first, type.extent())), Math.min(perSegment, count - first), type,
-            source, tag);
+    /** One rank's view of a broadcast's segments: whole elements of its buffer, or packed bytes. */
+    private static final class Segments {
+        private final Memory m;
+        private final long count;
+        private final Datatype type;
+        private final long total;
+        private final long segmentBytes;
+        /** Whether a segment is whole elements of {@code type}, moved straight from and into the buffer. */
+        private final boolean whole;
+        /** For packed segments, one buffer per receive slot (or one for the root's sends). */
+        private final byte[][] staged;
+
+        Segments(final Memory m, final long count, final Datatype type, final long total, final long segmentBytes) {
+            this.m = m;
+            this.count = count;
+            this.type = type;
+            this.total = total;
+            this.segmentBytes = segmentBytes;
+            this.whole = segmentBytes % type.size() == 0;
+            this.staged = new byte[whole ? 0 : PIPELINE_DEPTH][];
+        }
+
+        private long first(final long s) {
+            return s * segmentBytes;
+        }
+
+        private int length(final long s) {
+            return (int) Math.min(segmentBytes, total - first(s));
+        }
+
+        private Memory elementsAt(final long s) {
+            return m.at(Math.multiplyExact(first(s) / type.size(), type.extent()));
+        }
+
+        private byte[] stage(final int slot, final int length) {
+            if (staged[slot] == null || staged[slot].length < length) {
+                staged[slot] = new byte[length];
+            }
+            return staged[slot];
+        }
+
+        void send(final Communicator c, final long s, final int dest, final int tag) {
+            if (whole) {
+                Collectives.send(c, elementsAt(s), length(s) / type.size(), type, dest, tag);
+                return;
+            }
+            final byte[] bytes = stage(0, length(s));
+            Packer.pack(m, m.origin(), type, count, DataRepresentation.NATIVE, first(s), ByteBuffer.wrap(bytes), 0,
+                length(s));
+            Collectives.send(c, Memory.of(bytes), length(s), Datatype.BYTE, dest, tag);
+        }
+
+        Pending receive(final Communicator c, final long s, final int slot, final int source, final int tag) {
+            if (whole) {
+                return irecv(c, elementsAt(s), length(s) / type.size(), type, source, tag);
+            }
+            return irecv(c, Memory.of(stage(slot, length(s))), length(s), Datatype.BYTE, source, tag);
+        }
+
+        /** Segment {@code s} has arrived in {@code slot}: packed bytes go into the buffer. */
+        void landed(final long s, final int slot) {
+            if (!whole) {
+                Packer.unpack(ByteBuffer.wrap(staged[slot]), 0, length(s), m, m.origin(), type, count,
+                    DataRepresentation.NATIVE, first(s));
+            }
+        }
+
+        void forward(final Communicator c, final long s, final int slot, final int dest, final int tag) {
+            if (whole) {
+                send(c, s, dest, tag);
+            } else {
+                Collectives.send(c, Memory.of(staged[slot]), length(s), Datatype.BYTE, dest, tag);
+            }
+        }
     }
 
     // ------------------------------------------------------------------ gather and scatter

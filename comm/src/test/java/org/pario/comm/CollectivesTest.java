@@ -461,6 +461,33 @@ class CollectivesTest {
     }
 
     /**
+     * A pipelined broadcast where ranks describe the same doubles with different datatypes, as MPI allows when the
+     * signatures agree: triples (24 bytes, which do not divide the 1 MiB segments) on some ranks, single doubles on
+     * the others, each way round. Segments are cut in bytes, so every rank still gets every value in place.
+     */
+    @ParameterizedTest(name = "{0}, {1} ranks")
+    @MethodSource("pipelineShapes")
+    void largeBroadcastsWithDifferentDatatypesOfOneSignature(final Transport transport, final int n) {
+        final int count = 3 * ((3 << 17) + 1);
+        final Datatype triple = Datatype.contiguous(3, Datatype.DOUBLE);
+        transport.run(n, world -> {
+            final int me = world.rank();
+            for (final int root : new int[] {0, n - 1}) {
+                for (final boolean triplesAtRoot : new boolean[] {true, false}) {
+                    final boolean triples = (me == root) == triplesAtRoot;
+                    final double[] b = me == root ? data(root, count) : new double[count];
+                    if (triples) {
+                        world.bcast(b, count / 3, triple, root);
+                    } else {
+                        world.bcast(b, count, Datatype.DOUBLE, root);
+                    }
+                    assertArrayEquals(data(root, count), b, "root " + root + ", triples at the root " + triplesAtRoot);
+                }
+            }
+        });
+    }
+
+    /**
      * Blocks on either side of the all-at-once limit in one alltoallv: ranks whose blocks are all small post every
      * message at once, the others exchange pairwise, and each pair's message still arrives intact.
      */
