@@ -2,8 +2,8 @@
 # The floor under Pario's large-message times over TCP: MPICH's and Open MPI's ping-pong (bench/c/comm_bench.c,
 # half a round trip of the message both ways), plain Java sockets between two JVMs from direct buffers and from a
 # double[], whole or a piece at a time (SocketFloor: the message one way, 8 B back), and Pario's own timeline of the
-# same exchange
-# (MessageTimeline), one after the other, for each size. Installs MPICH and Open MPI (apt-get) when missing.
+# same exchange (MessageTimeline), one after the other, for each size. Installs MPICH and Open MPI (apt-get) when
+# missing.
 # Usage: bench/run-floor.sh [SIZE...]   (bytes; default: 1048576 16777216)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -80,30 +80,25 @@ public final class SocketFloor {
 
     private static long[] send(final SocketChannel ch, final int size, final String mode, final int iterations)
         throws IOException {
-        final ByteBuffer message = ByteBuffer.allocateDirect(size).order(ByteOrder.nativeOrder());
-        // one piece's buffer, used again for every piece, so each piece is still in the cache when it is moved on
-        final ByteBuffer piece = ByteBuffer.allocateDirect(PIECE).order(ByteOrder.nativeOrder());
-        final DoubleBuffer pieceDoubles = piece.asDoubleBuffer();
-        final double[] values = new double[size / 8];
-        final ByteBuffer answer = ByteBuffer.allocateDirect(8);
+        final Buffers b = new Buffers(size);
         final long[] rounds = new long[iterations];
         for (int i = 0; i < iterations; i++) {
             final long start = System.nanoTime();
-            message.clear();
+            b.message.clear();
             if (mode.equals("pieces")) {
                 for (int at = 0; at < size; at += PIECE) {
                     final int length = Math.min(PIECE, size - at);
-                    pieceDoubles.put(0, values, at / 8, length / 8);
-                    writeFully(ch, piece.clear().limit(length));
+                    b.pieceDoubles.put(0, b.values, at / 8, length / 8);
+                    writeFully(ch, b.piece.clear().limit(length));
                 }
             } else {
                 if (mode.equals("heap")) {
-                    message.asDoubleBuffer().put(values);
+                    b.message.asDoubleBuffer().put(b.values);
                 }
-                writeFully(ch, message);
+                writeFully(ch, b.message);
             }
-            answer.clear();
-            readFully(ch, answer);
+            b.answer.clear();
+            readFully(ch, b.answer);
             rounds[i] = System.nanoTime() - start;
         }
         return rounds;
@@ -112,32 +107,44 @@ public final class SocketFloor {
     /** The other JVM: receives each message whole, then answers. */
     private static void receive(final int port, final int size, final String mode, final int iterations)
         throws IOException {
-        final ByteBuffer message = ByteBuffer.allocateDirect(size).order(ByteOrder.nativeOrder());
-        // one piece's buffer, used again for every piece, so each piece is still in the cache when it is moved on
-        final ByteBuffer piece = ByteBuffer.allocateDirect(PIECE).order(ByteOrder.nativeOrder());
-        final DoubleBuffer pieceDoubles = piece.asDoubleBuffer();
-        final double[] values = new double[size / 8];
-        final ByteBuffer answer = ByteBuffer.allocateDirect(8);
+        final Buffers b = new Buffers(size);
         try (SocketChannel ch = SocketChannel.open(new InetSocketAddress("127.0.0.1", port))) {
             ch.socket().setTcpNoDelay(true);
             for (int i = 0; i < iterations; i++) {
-                message.clear();
+                b.message.clear();
                 if (mode.equals("pieces")) {
                     for (int at = 0; at < size; at += PIECE) {
                         final int length = Math.min(PIECE, size - at);
-                        readFully(ch, piece.clear().limit(length));
-                        pieceDoubles.get(0, values, at / 8, length / 8);
+                        readFully(ch, b.piece.clear().limit(length));
+                        b.pieceDoubles.get(0, b.values, at / 8, length / 8);
                     }
                 } else {
-                    readFully(ch, message);
+                    readFully(ch, b.message);
                     if (mode.equals("heap")) {
-                        message.flip();
-                        message.asDoubleBuffer().get(values);
+                        b.message.flip();
+                        b.message.asDoubleBuffer().get(b.values);
                     }
                 }
-                answer.clear();
-                writeFully(ch, answer);
+                b.answer.clear();
+                writeFully(ch, b.answer);
             }
+        }
+    }
+
+    /**
+     * One side's buffers: the whole message, one piece's buffer (used again for every piece, so each piece is still
+     * in the cache when it is moved on), the heap array and the answer.
+     */
+    private static final class Buffers {
+        final ByteBuffer message;
+        final ByteBuffer piece = ByteBuffer.allocateDirect(PIECE).order(ByteOrder.nativeOrder());
+        final DoubleBuffer pieceDoubles = piece.asDoubleBuffer();
+        final double[] values;
+        final ByteBuffer answer = ByteBuffer.allocateDirect(8);
+
+        Buffers(final int size) {
+            message = ByteBuffer.allocateDirect(size).order(ByteOrder.nativeOrder());
+            values = new double[size / 8];
         }
     }
 

@@ -141,21 +141,6 @@ final class Collectives {
         return new Pending(c, c.irecvOn(c.collectiveContext, m, count, type, source, tag), source, tag);
     }
 
-    /**
-     * Copies {@code scount x stype} to {@code rcount x rtype} locally, as a message to oneself would: one memory
-     * copy when both layouts are contiguous, otherwise a piece at a time through a small buffer, so that a block of
-     * any size costs no allocation of its size ({@link Packer#copy}).
-     */
-    private static void copy(final Memory src, final long scount, final Datatype stype, final Memory dst,
-                             final long rcount, final Datatype rtype) {
-        final long total = Packer.packedSize(stype, scount, DataRepresentation.NATIVE);
-        if (total > Math.multiplyExact(rcount, rtype.size())) {
-            throw new ParioException(ErrorCategory.TRUNCATE, "local block of " + total
-                + " bytes does not fit the receive block of " + rcount + " x " + rtype);
-        }
-        Packer.copy(src, stype, scount, dst, rtype, rcount);
-    }
-
     // ------------------------------------------------------------------ barrier and broadcast
 
     static void barrier(final Communicator c, final int seq) {
@@ -370,8 +355,8 @@ final class Collectives {
         }
         // after the receives are posted, so the others' data can flow while the root copies its own block
         if (!inPlace) {
-            copy(memory("sendbuf", sendbuf), sendcount, sendtype, slot(out, displs[root], recvtype), recvcounts[root],
-                recvtype);
+            Packer.copy(memory("sendbuf", sendbuf), sendtype, sendcount, slot(out, displs[root], recvtype), recvtype,
+                recvcounts[root]);
         }
         ParioException first = null;
         for (final Pending p : pending) {
@@ -417,8 +402,8 @@ final class Collectives {
         }
         // after the sends, so the others need not wait for the root's own copy
         if (!inPlace) {
-            copy(slot(in, displs[root], sendtype), sendcounts[root], sendtype, memory("recvbuf", recvbuf), recvcount,
-                recvtype);
+            Packer.copy(slot(in, displs[root], sendtype), sendtype, sendcounts[root], memory("recvbuf", recvbuf),
+                recvtype, recvcount);
         }
     }
 
@@ -432,8 +417,8 @@ final class Collectives {
         final Memory out = memory("recvbuf", recvbuf);
         final int me = c.rank;
         if (sendbuf != Communicator.IN_PLACE) {
-            copy(memory("sendbuf", sendbuf), sendcount, sendtype, slot(out, displs[me], recvtype), recvcounts[me],
-                recvtype);
+            Packer.copy(memory("sendbuf", sendbuf), sendtype, sendcount, slot(out, displs[me], recvtype), recvtype,
+                recvcounts[me]);
         }
         final int right = (me + 1) % n;
         final int left = (me - 1 + n) % n;
@@ -542,7 +527,7 @@ final class Collectives {
     private static void copyOwnBlock(final Memory in, final long[] sdis, final long[] scounts, final Datatype[] stypes,
                                      final Memory out, final long[] rdispls, final long[] recvcounts,
                                      final Datatype[] recvtypes, final int me) {
-        copy(in.at(sdis[me]), scounts[me], stypes[me], out.at(rdispls[me]), recvcounts[me], recvtypes[me]);
+        Packer.copy(in.at(sdis[me]), stypes[me], scounts[me], out.at(rdispls[me]), recvtypes[me], recvcounts[me]);
     }
 
     /** @return whether every block this rank sends or receives is at most the all-at-once limit */
@@ -699,8 +684,7 @@ final class Collectives {
 
     /** @return whether {@code type} is one basic value without gaps, so its elements are its packed bytes */
     private static boolean isPlainBasic(final Datatype type) {
-        return type.basicKind().isPresent() && type.pairComponents().isEmpty() && type.lb() == 0
-            && type.extent() == type.size() && type.size() > 0;
+        return type.basicKind().isPresent() && type.isContiguous() && type.size() > 0;
     }
 
     /**
