@@ -92,7 +92,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
     private final byte[] token;
     private final Endpoint endpoint;
     private final EventLoopGroup group;
-    /** Whether this host runs more ranks than it has cores: a waiting thread then sleeps in the poll at once. */
+    /** Whether this host runs more ranks than it has cores: a waiting thread then yields its core between polls. */
     private final boolean crowded;
     private final Transports transport;
     private final Channel server;

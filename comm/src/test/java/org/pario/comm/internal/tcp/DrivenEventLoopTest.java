@@ -86,16 +86,17 @@ class DrivenEventLoopTest {
     void aWaiterSleepingInThePollWakesForATask() throws Exception {
         final CompletableFuture<Thread> ranOn = new CompletableFuture<>();
         final Thread waiter = Thread.currentThread();
+        final long start = System.nanoTime();
         final Thread submitter = new Thread(() -> {
-            // submits once the waiter drives the loop, which it then mostly does asleep in the poll
-            while (!loop.inEventLoop(waiter)) {
+            // submits once the waiter drives the loop and has polled (crowded: yielding) far longer than it polls
+            // before it sleeps, so that it is asleep in the poll
+            while (System.nanoTime() - start < TimeUnit.MILLISECONDS.toNanos(20) || !loop.inEventLoop(waiter)) {
                 Thread.onSpinWait();
             }
             loop.execute(() -> ranOn.complete(Thread.currentThread()));
         });
         submitter.start();
-        final long start = System.nanoTime();
-        // crowded: sleeps in the poll at once, for up to 30 s unless the task's wake-up reaches it
+        // sleeps in the poll for up to 30 s unless the task's wake-up reaches it
         loop.driveUntil(ranOn, TimeUnit.SECONDS.toNanos(30), true);
         final long waitedMillis = (System.nanoTime() - start) / 1_000_000;
         submitter.join();
