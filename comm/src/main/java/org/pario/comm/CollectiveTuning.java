@@ -15,9 +15,10 @@ package org.pario.comm;
  *                               allreduce at 2 ranks: 225 us against 312 us with the 2 KiB switch).
  * @param bcastLinearMaxRanks    up to this many ranks and {@code bcastLinearMaxBytes}, bcast's root sends to every
  *                               rank itself instead of down a binomial tree: every rank is then one message from the
- *                               root, and where ranks outnumber cores each message costs a wake-up (4 ranks on 2
- *                               cores, {@code pario bench comm -n 4}, four rounds each: 8 B bcast 50-63 µs against
- *                               64-100 down the tree, 64 KiB 89-100 against 114-205)
+ *                               root, and where ranks outnumber cores each step of the tree waits for a rank to
+ *                               get a core (4 ranks on 2 cores, {@code pario bench comm -n 4}, four rounds each: 8 B
+ *                               bcast 50-63 µs against 64-100 down the tree, 64 KiB 89-100 against 114-205, with
+ *                               waiters sleeping at once; yielding, 8 B 23-66 against 43-62)
  * @param bcastLinearMaxBytes    the largest message, in bytes, that bcast sends linearly
  * @param bcastPipelineMinBytes  from this size on, bcast pipelines segments along the ranks instead of sending the
  *                               whole message down a binomial tree; with 2 ranks too, where a message in pieces
