@@ -2,11 +2,14 @@
  * sent, ITERATIONS times; rank 0 prints the mean time of an exchange, three times. Connections: shared (one per
  * pair, both directions on it, as the C MPI stacks use) or oneway (one per direction, as Pario uses). Socket
  * buffers of 4 MiB each way, so that the writes complete before the reads begin.
- * Build and run: gcc -O2 -o exchange_floor exchange_floor.c && ./exchange_floor 2000 524288 shared|oneway */
+ * Reads block (block, the default) or poll without blocking and yield the core between polls (yield).
+ * Build and run: gcc -O2 -o exchange_floor exchange_floor.c && ./exchange_floor 2000 524288 shared|oneway [yield] */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <errno.h>
 #include <netinet/tcp.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +27,8 @@ static int conn(int lfd, struct sockaddr_in *a, int *s) {
     return c;
 }
 int main(int argc, char **argv) {
-    if (argc < 4) { fprintf(stderr, "usage: exchange_floor ITERATIONS SIZE shared|oneway\n"); return 2; }
+    if (argc < 4) { fprintf(stderr, "usage: exchange_floor ITERATIONS SIZE shared|oneway [block|yield]\n"); return 2; }
+    int poll = argc > 4 && !strcmp(argv[4], "yield");
     int iters = atoi(argv[1]); long size = atol(argv[2]); int oneway = !strcmp(argv[3], "oneway");
     int lfd = socket(AF_INET, SOCK_STREAM, 0);
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
@@ -45,13 +49,14 @@ int main(int argc, char **argv) {
                 off += w;
             }
             for (long off = 0; off < size;) {
-                long r = read(in, rb + off, size - off);
+                long r = recv(in, rb + off, size - off, poll ? MSG_DONTWAIT : 0);
+                if (r < 0 && poll && (errno == EAGAIN || errno == EWOULDBLOCK)) { sched_yield(); continue; }
                 if (r <= 0) { perror("read"); exit(1); }
                 off += r;
             }
         }
-        if (me == 0) printf("%s %ld B both ways at once: %.1f us per exchange\n", argv[3], size,
-                            (now() - t0) * 1e6 / iters);
+        if (me == 0) printf("%s %ld B both ways at once, reads %s: %.1f us per exchange\n", argv[3], size,
+                            poll ? "polling" : "blocking", (now() - t0) * 1e6 / iters);
     }
     if (me == 0) wait(0);
     return 0;
