@@ -682,6 +682,17 @@ final class Collectives {
         }
     }
 
+    /**
+     * One step of recursive doubling over blocks {@code [lo, hi)}: the partner's blocks, as many again, beside
+     * them (above when the rank is in the lower group of the step).
+     */
+    private record Theirs(int lo, int hi) {
+        static Theirs of(final int lo, final int hi, final boolean lower) {
+            final int width = hi - lo;
+            return lower ? new Theirs(hi, hi + width) : new Theirs(lo - width, lo);
+        }
+    }
+
     /** @return whether {@code type} is one basic value without gaps, so its elements are its packed bytes */
     private static boolean isPlainBasic(final Datatype type) {
         return type.basicKind().isPresent() && type.isContiguous() && type.size() > 0;
@@ -757,18 +768,15 @@ final class Collectives {
         scratch.give(acc);
         for (int mask = 1, step = 92; mask < n; mask <<= 1, step++) {
             final int partner = me ^ mask;
-            final int width = hi - lo;
-            final boolean lower = (me & mask) == 0;
-            final int theirLo = lower ? hi : lo - width;
-            final int theirHi = lower ? hi + width : lo;
-            final Pending[] pieces = receivePieces(c, out.at(start[theirLo] * size), start[theirHi] - start[theirLo],
-                type, segment, partner, tag(seq, step));
+            final Theirs t = Theirs.of(lo, hi, (me & mask) == 0);
+            final Pending[] pieces = receivePieces(c, out.at(start[t.lo] * size), start[t.hi] - start[t.lo], type,
+                segment, partner, tag(seq, step));
             sendPieces(c, out.at(start[lo] * size), start[hi] - start[lo], type, segment, partner, tag(seq, step));
             for (final Pending piece : pieces) {
                 piece.join();
             }
-            lo = Math.min(lo, theirLo);
-            hi = Math.max(hi, theirHi);
+            lo = Math.min(lo, t.lo);
+            hi = Math.max(hi, t.hi);
         }
     }
 
@@ -935,18 +943,14 @@ final class Collectives {
             }
             c.state.scratch.give(incoming);
             for (int mask = 1, step = 92; mask < pof2; mask <<= 1, step++) {
-                final int partnerNew = newRank ^ mask;
-                final int partner = core.world(partnerNew);
-                final int width = hi - lo;
-                final boolean lower = (newRank & mask) == 0;
-                final int theirLo = lower ? hi : lo - width;
-                final int theirHi = lower ? hi + width : lo;
-                final Pending r = irecv(c, Memory.of(acc).at(start[theirLo]), start[theirHi] - start[theirLo],
-                    Datatype.BYTE, partner, tag(seq, step));
+                final int partner = core.world(newRank ^ mask);
+                final Theirs t = Theirs.of(lo, hi, (newRank & mask) == 0);
+                final Pending r = irecv(c, Memory.of(acc).at(start[t.lo]), start[t.hi] - start[t.lo], Datatype.BYTE,
+                    partner, tag(seq, step));
                 send(c, Memory.of(acc).at(start[lo]), start[hi] - start[lo], Datatype.BYTE, partner, tag(seq, step));
                 r.join();
-                lo = Math.min(lo, theirLo);
-                hi = Math.max(hi, theirHi);
+                lo = Math.min(lo, t.lo);
+                hi = Math.max(hi, t.hi);
             }
         }
         return foldOut(c, seq, core, acc);

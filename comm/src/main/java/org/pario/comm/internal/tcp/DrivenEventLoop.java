@@ -166,8 +166,9 @@ final class DrivenEventLoop extends AbstractScheduledEventExecutor implements Io
         try {
             // takes the loop from the background thread if it blocks in the poll (a no-op when nobody blocks)
             handler.wakeup();
+            final long pollNanos = crowded ? CROWDED_NANOS : TIGHT_NANOS;
             // null while the waiter still polls without blocking
-            WaiterContext sleeping = crowded && CROWDED_NANOS <= 0 ? new WaiterContext(until) : null;
+            WaiterContext sleeping = pollNanos <= 0 ? new WaiterContext(until) : null;
             while (true) {
                 final int work = tryPass(polling, f);
                 if (f.isDone()) {
@@ -178,7 +179,7 @@ final class DrivenEventLoop extends AbstractScheduledEventExecutor implements Io
                     return;
                 }
                 if (work <= 0) {
-                    if (sleeping == null && System.nanoTime() - start > (crowded ? CROWDED_NANOS : TIGHT_NANOS)) {
+                    if (sleeping == null && System.nanoTime() - start > pollNanos) {
                         sleeping = new WaiterContext(until);
                     }
                     if (sleeping == null) {
