@@ -1,5 +1,6 @@
 package org.pario.bench;
 
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.Locale;
 
@@ -15,8 +16,9 @@ import org.pario.datatypes.Datatype;
  * from its return to the end of rank 1's receive, from there to the end of rank 0's receive of the answer, and the
  * whole round.
  *
- * <p>Usage: {@code pario launch -n 2 -- java -cp benchmarks.jar org.pario.bench.MessageTimeline SIZE ITERATIONS}
- * (with {@code -Dpario.sharedMemory=false} for the TCP path).
+ * <p>Usage: {@code pario launch -n 2 -- java -cp benchmarks.jar org.pario.bench.MessageTimeline SIZE ITERATIONS
+ * [direct]} (with {@code -Dpario.sharedMemory=false} for the TCP path); {@code direct} sends from and receives into
+ * a direct {@code ByteBuffer} instead of a {@code double[]}.
  */
 public final class MessageTimeline {
     private MessageTimeline() {
@@ -25,11 +27,11 @@ public final class MessageTimeline {
     /**
      * Runs the exchange on two ranks and prints rank 0's figures.
      *
-     * @param args {@code SIZE ITERATIONS}
+     * @param args {@code SIZE ITERATIONS [direct]}
      */
     public static void main(final String[] args) {
-        if (args.length != 2) {
-            System.err.println("usage: MessageTimeline SIZE ITERATIONS");
+        if (args.length < 2 || args.length > 3 || args.length == 3 && !"direct".equals(args[2])) {
+            System.err.println("usage: MessageTimeline SIZE ITERATIONS [direct]");
             System.exit(2);
         }
         final int size = Integer.parseInt(args[0]);
@@ -38,18 +40,19 @@ public final class MessageTimeline {
             if (world.size() != 2) {
                 throw new IllegalArgumentException("runs on 2 ranks, not " + world.size());
             }
-            final double[] message = new double[size / 8];
+            final int count = size / 8;
+            final Object message = args.length == 3 ? ByteBuffer.allocateDirect(size) : new double[count];
             final double[] answer = new double[1];
             // per round: when the rank's first call began, when it returned, when its second call returned
             final long[] times = new long[3 * iterations];
             for (int i = 0; i < iterations; i++) {
                 times[3 * i] = System.nanoTime();
                 if (world.rank() == 0) {
-                    world.send(message, message.length, Datatype.DOUBLE, 1, 0);
+                    world.send(message, count, Datatype.DOUBLE, 1, 0);
                     times[3 * i + 1] = System.nanoTime();
                     world.recv(answer, 1, Datatype.DOUBLE, 1, 0);
                 } else {
-                    world.recv(message, message.length, Datatype.DOUBLE, 0, 0);
+                    world.recv(message, count, Datatype.DOUBLE, 0, 0);
                     times[3 * i + 1] = System.nanoTime();
                     world.send(answer, 1, Datatype.DOUBLE, 0, 0);
                 }
@@ -72,7 +75,7 @@ public final class MessageTimeline {
                 phases[3][i - from] = times[3 * i + 2] - times[3 * i];
             }
             final String[] names = {"send call", "until received", "answer", "round"};
-            final StringBuilder line = new StringBuilder(size + " B, median / mean us:");
+            final StringBuilder line = new StringBuilder(size + " B" + (args.length == 3 ? " direct" : "") + ", median / mean us:");
             for (int p = 0; p < phases.length; p++) {
                 final double mean = Arrays.stream(phases[p]).average().orElse(0) / 1e3;
                 Arrays.sort(phases[p]);

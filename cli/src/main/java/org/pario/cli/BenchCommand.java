@@ -44,6 +44,10 @@ final class BenchCommand implements Runnable {
             + "0's table: median microseconds per operation (for the ping-pong, per message: half the round trip) "
             + "and MiB/s per rank. bench/run-comm.sh prints it beside MPICH and Open MPI.")
     static final class Comm implements Callable<Integer> {
+        @Option(names = "--direct", description = "Send from and receive into direct ByteBuffers instead of double[] "
+            + "arrays (the data of large messages then crosses memory only in the kernel).")
+        private boolean direct;
+
         @Spec
         private picocli.CommandLine.Model.CommandSpec spec;
 
@@ -57,7 +61,7 @@ final class BenchCommand implements Runnable {
         @Override
         public Integer call() throws Exception {
             if (worker) {
-                CommBenchmark.run();
+                CommBenchmark.run(direct);
                 return 0;
             }
             final List<String> command = new ArrayList<>(List.of(
@@ -65,6 +69,9 @@ final class BenchCommand implements Runnable {
             command.addAll(parioProperties());
             command.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName(), "bench", "comm",
                 "--worker"));
+            if (direct) {
+                command.add("--direct");
+            }
             return LaunchCommand.launch(ranks, "127.0.0.1", 60, command, spec.commandLine().getOut(),
                 spec.commandLine().getErr(), true);
         }

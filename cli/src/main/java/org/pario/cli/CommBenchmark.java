@@ -1,5 +1,7 @@
 package org.pario.cli;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.Locale;
 
 import org.pario.comm.Communicator;
@@ -13,7 +15,8 @@ import org.pario.datatypes.Datatype;
  * 64 MiB per rank. Rank 0 prints one line per (operation, size): the median time of an operation in microseconds
  * (the slowest rank's median; for the ping-pong, half the round trip, the time of one message) and, for sizes of
  * 64 KiB and more, the bandwidth in MiB/s (bytes per rank divided by the time). The same format as
- * {@code bench/c/comm_bench.c}, so the two can be compared line by line.
+ * {@code bench/c/comm_bench.c}, so the two can be compared line by line. The buffers are {@code double[]} arrays, or
+ * direct {@code ByteBuffer}s of the same bytes, which large messages leave from and land in without a copy.
  */
 final class CommBenchmark {
     private static final long[] SIZES = {8, 65536, 1 << 20, 16 << 20, 64 << 20};
@@ -26,13 +29,22 @@ final class CommBenchmark {
     private CommBenchmark() {
     }
 
-    /** Runs the benchmark as one rank of a job started by a launcher. */
-    static void run() {
+    /** Whether buffers are direct {@code ByteBuffer}s instead of {@code double[]} arrays; set once, before the run. */
+    private static boolean direct;
+
+    /**
+     * Runs the benchmark as one rank of a job started by a launcher.
+     *
+     * @param directBuffers whether to use direct {@code ByteBuffer}s instead of {@code double[]} arrays
+     */
+    static void run(final boolean directBuffers) {
+        direct = directBuffers;
         try (Communicator world = Pario.init()) {
             final int me = world.rank();
             final int n = world.size();
             if (me == 0) {
-                System.out.printf(Locale.ROOT, "# Pario, %d ranks over %s%n", n, world.transport());
+                System.out.printf(Locale.ROOT, "# Pario, %d ranks over %s%s%n", n, world.transport(),
+                    direct ? ", direct buffers" : "");
             }
             for (final long[] w : WARM_UP) {
                 warmUp(world, (int) (w[0] / 8), w[1], w[2]);
@@ -40,8 +52,8 @@ final class CommBenchmark {
             report(world, "barrier", 0, time(world, 2000, () -> world.barrier()));
             for (final long size : SIZES) {
                 final int count = (int) (size / 8);
-                final double[] a = new double[count];
-                final double[] b = new double[count];
+                final Object a = doubles(count);
+                final Object b = doubles(count);
                 final int reps = size <= 65536 ? 2000 : size <= (1 << 20) ? 100 : 10;
                 if (n > 1) {
                     report(world, "pingpong", size, time(world, reps, () -> pingPong(world, a, b, count)) / 2);
@@ -49,12 +61,12 @@ final class CommBenchmark {
                 report(world, "bcast", size, time(world, reps, () -> world.bcast(a, count, Datatype.DOUBLE, 0)));
                 report(world, "allreduce", size,
                     time(world, reps, () -> world.allreduce(a, b, count, Datatype.DOUBLE, Op.SUM)));
-                final double[] all = new double[count * n];
+                final Object all = doubles(count * n);
                 report(world, "gather", size, time(world, reps,
                     () -> world.gather(a, count, Datatype.DOUBLE, all, count, Datatype.DOUBLE, 0)));
                 final int per = Math.max(1, count / n);
-                final double[] s = new double[per * n];
-                final double[] r = new double[per * n];
+                final Object s = doubles(per * n);
+                final Object r = doubles(per * n);
                 report(world, "alltoall", size, time(world, reps,
                     () -> world.alltoall(s, per, Datatype.DOUBLE, r, per, Datatype.DOUBLE)));
             }
@@ -76,12 +88,12 @@ final class CommBenchmark {
     private static void warmUp(final Communicator world, final int count, final long rounds, final long millis) {
         final int n = world.size();
         final int[] more = {1};
-        final double[] a = new double[count];
-        final double[] b = new double[count];
-        final double[] all = new double[count * n];
+        final Object a = doubles(count);
+        final Object b = doubles(count);
+        final Object all = doubles(count * n);
         final int per = Math.max(1, count / n);
-        final double[] s = new double[per * n];
-        final double[] r = new double[per * n];
+        final Object s = doubles(per * n);
+        final Object r = doubles(per * n);
         final long start = System.nanoTime();
         for (long i = 0; more[0] != 0; i++) {
             more[0] = i < rounds && System.nanoTime() - start < millis * 1_000_000L ? 1 : 0;
@@ -98,7 +110,7 @@ final class CommBenchmark {
     }
 
     /** Rank 0 sends {@code count} doubles to rank 1, which sends as many back; the other ranks wait. */
-    private static void pingPong(final Communicator world, final double[] a, final double[] b, final int count) {
+    private static void pingPong(final Communicator world, final Object a, final Object b, final int count) {
         if (world.rank() == 0) {
             world.send(a, count, Datatype.DOUBLE, 1, 0);
             world.recv(b, count, Datatype.DOUBLE, 1, 0);
@@ -106,6 +118,11 @@ final class CommBenchmark {
             world.recv(b, count, Datatype.DOUBLE, 0, 0);
             world.send(a, count, Datatype.DOUBLE, 0, 0);
         }
+    }
+
+    /** @return room for {@code count} doubles: a {@code double[]}, or a direct buffer in this machine's byte order */
+    private static Object doubles(final int count) {
+        return direct ? ByteBuffer.allocateDirect(count * 8).order(ByteOrder.nativeOrder()) : new double[count];
     }
 
     /** @return the median time of one operation in microseconds, agreed by all ranks (their maximum) */

@@ -24,7 +24,7 @@ import org.pario.datatypes.Datatype;
 @Timeout(120)
 class RendezvousTest {
     /** Runs a job with the shared-memory path on or off. */
-    private static <T> T withSharedMemory(final boolean on, final java.util.function.Supplier<T> job) {
+    static <T> T withSharedMemory(final boolean on, final java.util.function.Supplier<T> job) {
         return Transport.withProperty("pario.sharedMemory", Boolean.toString(on), job);
     }
 

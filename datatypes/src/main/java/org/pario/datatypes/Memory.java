@@ -62,6 +62,22 @@ public abstract class Memory {
         return this;
     }
 
+    /**
+     * The bytes {@code [from, from + length)} as a direct {@code ByteBuffer} sharing this memory, for a transport
+     * that hands the caller's memory to the operating system instead of copying it first; null when this memory is
+     * not a direct buffer (arrays and heap buffers move with the garbage collector, so only a copy can go out).
+     *
+     * @param from     the first byte, counted as {@link #read} counts (from the start of the memory, not the origin)
+     * @param length   how many bytes
+     * @param writable whether the caller will write into the bytes: a read-only buffer then gives null
+     * @return a buffer over exactly those bytes (position 0, limit {@code length}), or null
+     * @throws ParioException if the range is not inside the memory
+     */
+    public ByteBuffer directRegion(final long from, final int length, final boolean writable) {
+        final Memory root = root();
+        return root == this ? null : root.directRegion(from, length, writable);
+    }
+
     final void check(final long offset, final long length) {
         if (offset < 0 || length < 0 || offset > byteSize() - length) {
             throw ParioException.argument("datatype reaches bytes [" + offset + ", " + (offset + length)
@@ -237,6 +253,15 @@ public abstract class Memory {
         @Override
         void read(final long from, final ByteBuffer dst, final int dstIndex, final int length) {
             dst.put(dstIndex, buffer, (int) from, length);
+        }
+
+        @Override
+        public ByteBuffer directRegion(final long from, final int length, final boolean writable) {
+            check(from, length);
+            if (!buffer.isDirect() || writable && buffer.isReadOnly()) {
+                return null;
+            }
+            return buffer.slice((int) from, length);
         }
 
         @Override

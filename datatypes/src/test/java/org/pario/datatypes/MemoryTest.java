@@ -125,6 +125,31 @@ class MemoryTest {
     }
 
     @Test
+    void directRegionsShareTheBytesOfDirectBuffersOnly() {
+        final ByteBuffer direct = ByteBuffer.allocateDirect(64);
+        direct.position(30).limit(40);
+        final Memory memory = Memory.of(direct).at(8);
+        // counted from the start of the memory, whatever its origin, position or limit
+        final ByteBuffer region = memory.directRegion(16, 24, true);
+        assertEquals(0, region.position());
+        assertEquals(24, region.limit());
+        region.put(0, (byte) 7).put(23, (byte) 9);
+        assertEquals(7, direct.get(16));
+        assertEquals(9, direct.get(39));
+        assertEquals(0, memory.directRegion(64, 0, false).capacity());
+        final ParioException e = assertThrows(ParioException.class, () -> memory.directRegion(48, 17, false));
+        assertTrue(e.getMessage().contains("bytes [48, 65) of a buffer of 64 bytes"), e.getMessage());
+        assertThrows(ParioException.class, () -> memory.directRegion(-1, 4, false));
+        // a read-only buffer lends its bytes for reading only; heap memory never
+        final Memory readOnly = Memory.of(direct.asReadOnlyBuffer());
+        assertEquals(39, readOnly.directRegion(1, 39, false).remaining());
+        assertEquals(null, readOnly.directRegion(1, 39, true));
+        assertEquals(null, Memory.of(ByteBuffer.allocate(64)).directRegion(0, 8, false));
+        assertEquals(null, Memory.of(new double[8]).at(8).directRegion(0, 8, false));
+        assertEquals(null, Memory.of(new byte[8]).directRegion(0, 8, false));
+    }
+
+    @Test
     void zeroCountAndEmptyTypesPackNothing() {
         assertEquals(0, Packer.pack(new int[0], Datatype.INT, 0).length);
         assertEquals(0, Packer.pack(new int[0], Datatype.contiguous(0, Datatype.DOUBLE), 5).length);

@@ -3,6 +3,7 @@ package org.pario.comm.internal.tcp;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.nio.ByteBuffer;
 import java.security.MessageDigest;
 import java.util.List;
 import java.util.Map;
@@ -114,6 +115,10 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
     private final Map<Long, Incoming> incoming = new ConcurrentHashMap<>();
     /** Eager messages unpacked into an already posted receive as they arrived. */
     private final AtomicLong landedInPlace = new AtomicLong();
+    /** On how many inbound connections data streams into a receive now. */
+    private final AtomicInteger streams = new AtomicInteger();
+    /** Bytes the sockets read straight into receive memory ({@link InPlaceReads}). */
+    private final AtomicLong readInPlace = new AtomicLong();
     /** Receiver side, per peer: the eager message being unpacked into a posted receive as it arrives, or null. */
     private final AtomicReferenceArray<EagerLanding> landingFrom;
     /** Sender side, per peer: eager bytes sent and not yet consumed by it (returned by CREDIT frames). */
@@ -169,9 +174,16 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
                         if (config.tls() != null) {
                             ch.pipeline().addLast(config.tls().server().newHandler(ch.alloc()));
                         }
+                        final Frames.Decoder decoder = new Frames.Decoder(config.maxMessageBytes(),
+                            new InboundLandings(ch), streams);
+                        if (config.tls() == null && IN_PLACE_READS) {
+                            // the socket's bytes are the message's bytes: they may go straight into receive memory
+                            ch.config().setRecvByteBufAllocator(
+                                new InPlaceReads(ch.config().getRecvByteBufAllocator(), decoder, readInPlace));
+                        }
                         ch.pipeline().addLast(
                             new IdleStateHandler(config.failureTimeoutMillis(), 0, 0, TimeUnit.MILLISECONDS),
-                            new Frames.Decoder(config.maxMessageBytes(), new InboundLandings(ch)),
+                            decoder,
                             new Inbound(config.failureTimeoutMillis()));
                     }
                 });
@@ -347,6 +359,11 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
      * per peer. ({@code -Dpario.eagerCreditBytes})
      */
     static final long EAGER_CREDIT = Long.getLong("pario.eagerCreditBytes", 4L << 20);
+    /**
+     * Whether the sockets may read message data straight into receive memory that is one run of a direct buffer
+     * ({@link InPlaceReads}; {@code -Dpario.inPlaceReads=false} turns it off).
+     */
+    static final boolean IN_PLACE_READS = !"false".equals(System.getProperty("pario.inPlaceReads"));
     /** What an eager message costs in credit: its bytes, and at least its envelope's worth. */
     private static long cost(final long bytes) {
         return Math.max(bytes, 64);
@@ -722,6 +739,11 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         private final long count;
         private long received;
         private RuntimeException failure;
+        /** The receive memory as one run of a direct buffer, null if it is not; looked up at the first read. */
+        private ByteBuffer region;
+        private boolean regionLookedUp;
+        /** The last buffer over the receive memory given to the socket: its bytes are in place already. */
+        private ByteBuf inPlace;
 
         Unpacking(final int peer, final org.pario.datatypes.Memory memory, final org.pario.datatypes.Datatype type,
                   final long count, final long total) {
@@ -734,7 +756,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
 
         @Override
         public final void accept(final ByteBuf in, final int n) {
-            if (failure == null && !given()) {
+            if (failure == null && !given() && in != inPlace) {
                 try {
                     org.pario.datatypes.Packer.unpack(in.nioBuffer(in.readerIndex(), n), 0, n, memory,
                         memory.origin(), type, count, org.pario.datatypes.DataRepresentation.NATIVE, received);
@@ -748,6 +770,29 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
             if (received == total) {
                 complete(failure);
             }
+        }
+
+        @Override
+        public final ByteBuf space(final long left) {
+            if (failure != null || given()) {
+                return null;
+            }
+            if (!regionLookedUp) {
+                regionLookedUp = true;
+                if (type.isContiguous()) {
+                    try {
+                        region = memory.directRegion(memory.origin() + type.lb(), (int) total, true);
+                    } catch (ParioException e) {
+                        // a buffer too short for the message: unpacking reports it
+                        region = null;
+                    }
+                }
+            }
+            if (region == null) {
+                return null;
+            }
+            inPlace = Unpooled.wrappedBuffer(region.slice((int) received, (int) left)).clear();
+            return inPlace;
         }
 
         /** @return true when the receive has already been given an outcome: bytes still arriving are skipped */
@@ -987,6 +1032,11 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
     /** @return how many eager messages were unpacked into an already posted receive as they arrived */
     public long messagesLandedInPlace() {
         return landedInPlace.get();
+    }
+
+    /** @return how many bytes of message data the sockets read straight into receive memory, with no copy after */
+    public long bytesReadInPlace() {
+        return readInPlace.get();
     }
 
     /** @return how many messages' data waits here for their receivers to ask for it */

@@ -106,6 +106,57 @@ class FramesTest {
     }
 
     /**
+     * The socket may read a message's data straight into its receive only while data streams into receives on
+     * at least two of the rank's connections at once, only the rest of that message's bytes, and only with
+     * nothing else waiting to be decoded; a connection stops counting when its message is complete or it closes.
+     */
+    @Test
+    void dataGoesInPlaceOnlyWhileSeveralConnectionsStreamIntoReceives() {
+        final java.util.concurrent.atomic.AtomicInteger streams = new java.util.concurrent.atomic.AtomicInteger();
+        final java.util.List<Long> asked = new java.util.ArrayList<>();
+        final java.util.function.Supplier<Frames.Landings> landings = () -> (id, length) -> new Frames.Landing() {
+            @Override
+            public void accept(final ByteBuf in, final int n) {
+                in.skipBytes(n);
+            }
+
+            @Override
+            public ByteBuf space(final long left) {
+                asked.add(left);
+                return Unpooled.directBuffer((int) left);
+            }
+        };
+        final Frames.Decoder first = new Frames.Decoder(1 << 20, landings.get(), streams);
+        final Frames.Decoder second = new Frames.Decoder(1 << 20, landings.get(), streams);
+        final EmbeddedChannel a = new EmbeddedChannel(first);
+        final EmbeddedChannel b = new EmbeddedChannel(second);
+        assertEquals(null, first.landingSpace());
+        a.writeInbound(Frames.rdataHeader(ByteBufAllocator.DEFAULT, 1, 100), Unpooled.wrappedBuffer(new byte[30]));
+        assertEquals(1, streams.get());
+        assertEquals(null, first.landingSpace(), "a lone stream goes through the connection's buffers");
+        b.writeInbound(Frames.rdataHeader(ByteBufAllocator.DEFAULT, 2, 50), Unpooled.wrappedBuffer(new byte[10]));
+        assertEquals(2, streams.get());
+        assertEquals(70, first.landingSpace().writableBytes(), "the rest of the first message");
+        assertEquals(40, second.landingSpace().writableBytes());
+        assertEquals(java.util.List.of(70L, 40L), asked);
+        // the second message completes, and a frame's first bytes wait behind it: nothing goes in place
+        b.writeInbound(Unpooled.wrappedBuffer(new byte[40]), Unpooled.wrappedBuffer(new byte[] {0x50, 0x61}));
+        assertEquals(1, streams.get());
+        assertEquals(null, second.landingSpace());
+        assertEquals(null, first.landingSpace());
+        b.writeInbound(Frames.rdataHeader(ByteBufAllocator.DEFAULT, 3, 0).skipBytes(2));
+        assertEquals(1, streams.get(), "an empty message does not stream");
+        b.writeInbound(Frames.rdataHeader(ByteBufAllocator.DEFAULT, 4, 8));
+        assertEquals(2, streams.get());
+        b.close();
+        assertEquals(1, streams.get(), "a closed connection no longer streams");
+        a.writeInbound(Unpooled.wrappedBuffer(new byte[70]));
+        assertEquals(0, streams.get());
+        a.close();
+        assertEquals(0, streams.get());
+    }
+
+    /**
      * A DATA frame may land in a posted receive, but only once every frame before it has reached the handler
      * after the decoder: otherwise a later message could take the receive an earlier one is due to match.
      */
