@@ -22,9 +22,10 @@ import java.util.concurrent.TimeUnit;
  * direct buffer and after arrival back into one (four copies, as with any Java heap array: the JDK copies heap
  * buffers through direct ones too); in {@code pieces} mode the same four copies go {@link #PIECE} bytes at a time,
  * each piece written as soon as it is copied out and copied in as soon as it has arrived, so that the two JVMs'
- * copies overlap the transfer instead of coming before and after it.
+ * copies overlap the transfer instead of coming before and after it; {@code spin} is {@code direct} over non-blocking
+ * channels that both sides poll without ever sleeping, as the C stacks' progress loops do.
  *
- * <p>Usage: {@code java -cp benchmarks.jar org.pario.bench.SocketFloor SIZE direct|heap|pieces ITERATIONS}; it
+ * <p>Usage: {@code java -cp benchmarks.jar org.pario.bench.SocketFloor SIZE direct|heap|pieces|spin ITERATIONS}; it
  * starts the receiving JVM itself.
  */
 public final class SocketFloor {
@@ -46,8 +47,8 @@ public final class SocketFloor {
             receive(Integer.parseInt(args[1]), Integer.parseInt(args[2]), args[3], Integer.parseInt(args[4]));
             return;
         }
-        if (args.length != 3 || !List.of("direct", "heap", "pieces").contains(args[1])) {
-            System.err.println("usage: SocketFloor SIZE direct|heap|pieces ITERATIONS");
+        if (args.length != 3 || !List.of("direct", "heap", "pieces", "spin").contains(args[1])) {
+            System.err.println("usage: SocketFloor SIZE direct|heap|pieces|spin ITERATIONS");
             System.exit(2);
         }
         final int size = Integer.parseInt(args[0]);
@@ -65,6 +66,7 @@ public final class SocketFloor {
                 Integer.toString(iterations)).inheritIO().start();
             try (SocketChannel ch = server.accept()) {
                 ch.socket().setTcpNoDelay(true);
+                ch.configureBlocking(!mode.equals("spin"));
                 final long[] rounds = send(ch, size, mode, iterations);
                 final long[] kept = Arrays.copyOfRange(rounds, iterations / 5, iterations);
                 Arrays.sort(kept);
@@ -110,6 +112,7 @@ public final class SocketFloor {
         final Buffers b = new Buffers(size);
         try (SocketChannel ch = SocketChannel.open(new InetSocketAddress("127.0.0.1", port))) {
             ch.socket().setTcpNoDelay(true);
+            ch.configureBlocking(!mode.equals("spin"));
             for (int i = 0; i < iterations; i++) {
                 b.message.clear();
                 if (mode.equals("pieces")) {

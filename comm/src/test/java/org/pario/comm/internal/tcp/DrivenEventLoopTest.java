@@ -132,6 +132,59 @@ class DrivenEventLoopTest {
         assertNotEquals(Thread.currentThread(), ranOn.get());
     }
 
+    /**
+     * A wait's time counts from the last event it handled: while events keep coming (the pieces of a large message)
+     * the waiter keeps driving past its time instead of leaving the loop to be woken for each; without events, or
+     * once the overall limit is reached, it leaves.
+     */
+    @Test
+    void aWaiterKeepsDrivingWhileEventsKeepComingButNotForever() throws Exception {
+        final long window = TimeUnit.MILLISECONDS.toNanos(3);
+        final CompletableFuture<Void> done = new CompletableFuture<>();
+        final AtomicInteger onWaiter = new AtomicInteger();
+        final Thread waiter = Thread.currentThread();
+        final Thread feeder = new Thread(() -> {
+            // a task every 0.5 ms for 15 ms, five times the waiter's window, then the awaited completion
+            for (int i = 0; i < 30; i++) {
+                loop.execute(() -> {
+                    if (Thread.currentThread() == waiter) {
+                        onWaiter.incrementAndGet();
+                    }
+                });
+                java.util.concurrent.locks.LockSupport.parkNanos(500_000);
+            }
+            loop.execute(() -> done.complete(null));
+        });
+        final long start = System.nanoTime();
+        feeder.start();
+        loop.driveUntil(done, window, false);
+        feeder.join();
+        assertTrue(done.isDone(), "the waiter was still driving when the last event came");
+        assertTrue(onWaiter.get() >= 20, "the waiter ran the tasks itself: " + onWaiter.get());
+        assertTrue(System.nanoTime() - start >= TimeUnit.MILLISECONDS.toNanos(10));
+        // no events: it leaves after its window
+        final long quiet = System.nanoTime();
+        loop.driveUntil(new CompletableFuture<>(), window, false);
+        final long waited = System.nanoTime() - quiet;
+        assertTrue(waited >= window && waited < TimeUnit.SECONDS.toNanos(5), "waited " + waited + " ns");
+        // events without end: it leaves at the overall limit (20 ms) all the same
+        final AtomicBoolean feeding = new AtomicBoolean(true);
+        final Thread endless = new Thread(() -> {
+            while (feeding.get()) {
+                loop.execute(() -> { });
+                java.util.concurrent.locks.LockSupport.parkNanos(200_000);
+            }
+        });
+        endless.start();
+        final long busy = System.nanoTime();
+        loop.driveUntil(new CompletableFuture<>(), window, false);
+        final long drove = System.nanoTime() - busy;
+        feeding.set(false);
+        endless.join();
+        assertTrue(drove >= TimeUnit.MILLISECONDS.toNanos(15) && drove < TimeUnit.SECONDS.toNanos(5),
+            "drove " + drove + " ns");
+    }
+
     @Test
     void aShutDownLoopTerminatesAndRefusesWork() throws Exception {
         final CompletableFuture<Boolean> last = new CompletableFuture<>();
