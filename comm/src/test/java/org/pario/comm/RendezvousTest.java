@@ -174,6 +174,59 @@ class RendezvousTest {
     }
 
     /**
+     * Rendezvous data travels in pieces ({@link TcpFabric#PIECE} bytes each, the last shorter), sent as they are
+     * packed once the receive has asked: every piece lands where it belongs in strided and contiguous receives,
+     * whether the receive was posted before the data was packed or matched it afterwards. A send whose packing
+     * fails after some pieces have gone fails its receive, and the connection carries on.
+     */
+    @Test
+    void dataInPiecesLandsInPlaceAndAFailureAfterSomePiecesStillFailsTheReceive() {
+        final int n = (int) ((2L * TcpFabric.PIECE + 24) / 8);
+        withSharedMemory(false, () -> Transport.TCP.call(2, world -> {
+            if (world.rank() == 0) {
+                final double[] data = new double[n];
+                for (int i = 0; i < n; i++) {
+                    data[i] = i * 0.5;
+                }
+                world.recv(new int[1], 1, Datatype.INT, 1, 1);
+                world.send(data, n, Datatype.DOUBLE, 1, 2);
+                // the first two pieces pack; the third runs past the end of the buffer
+                assertThrows(ParioException.class, () -> world.send(data, n + TcpFabric.PIECE, Datatype.DOUBLE, 1,
+                    3));
+                world.send(data, n, Datatype.DOUBLE, 1, 4);
+                world.send(new int[1], 1, Datatype.INT, 1, 5);
+                world.send(data, n, Datatype.DOUBLE, 1, 6);
+                return null;
+            }
+            // posted before the data is packed: pieces come while later ones are being packed
+            final double[] every2 = new double[2 * n];
+            final Request<Status> early = world.irecv(every2, 1, Datatype.vector(n, 1, 2, Datatype.DOUBLE), 0, 2);
+            final Request<Status> failing = world.irecv(new double[n + TcpFabric.PIECE], n + TcpFabric.PIECE,
+                Datatype.DOUBLE, 0, 3);
+            world.send(new int[1], 1, Datatype.INT, 0, 1);
+            assertEquals(8L * n, early.join().bytes());
+            for (int i = 0; i < n; i++) {
+                assertEquals(i * 0.5, every2[2 * i], "value " + i);
+                assertEquals(0.0, every2[2 * i + 1], "the gap after value " + i);
+            }
+            final ParioException e = assertThrows(ParioException.class, failing::join);
+            assertTrue(e.getMessage().contains("rank 0 could not send"), e.getMessage());
+            final double[] after = new double[n];
+            assertEquals(8L * n, world.recv(after, n, Datatype.DOUBLE, 0, 4).bytes());
+            assertEquals((n - 1) * 0.5, after[n - 1]);
+            // matched only once every piece waits packed at the sender
+            world.recv(new int[1], 1, Datatype.INT, 0, 5);
+            final double[] late = new double[n + 7];
+            assertEquals(8L * n, world.recv(late, n + 7, Datatype.DOUBLE, 0, 6).bytes());
+            for (int i = 0; i < n; i++) {
+                assertEquals(i * 0.5, late[i], "value " + i);
+            }
+            assertEquals(0, ((TcpFabric) world.fabric).endpoint(1).unexpectedBytes());
+            return null;
+        }));
+    }
+
+    /**
      * Large messages both ways at once: a frame the socket takes only part of is finished through the event loop,
      * and a frame the loop's own thread writes meanwhile (the data a CTS asks for) must not overtake that rest, or
      * the peer reads garbage. Exchanges of 16 MiB fill the socket buffers every time.

@@ -93,6 +93,8 @@ final class DrivenEventLoop extends AbstractScheduledEventExecutor implements Io
      * on a busy rank still gets to block on its own deadline.
      */
     private static final long DRIVE_LIMIT_NANOS = 20_000_000L;
+    /** A future that never completes: for a pass that waits for nothing in particular. */
+    private static final CompletableFuture<Void> NEVER = new CompletableFuture<>();
     private static final int RUNNING = 0;
     private static final int SHUTTING_DOWN = 1;
     private static final int TERMINATED = 2;
@@ -230,6 +232,17 @@ final class DrivenEventLoop extends AbstractScheduledEventExecutor implements Io
             if (waiters.decrementAndGet() == 0 && (!done || !tasks.isEmpty() || owes.getAsBoolean())) {
                 LockSupport.unpark(background);
             }
+        }
+    }
+
+    /**
+     * One pass of the loop without blocking, unless another thread drives it (or this one, from inside a callback):
+     * lets a thread that is busy with something else, such as packing the next piece of a message, move on what the
+     * sockets are ready for, among them the rest of the pieces it wrote.
+     */
+    void pollOnce() {
+        if (driver != Thread.currentThread() && state.get() == RUNNING) {
+            tryPass(polling, NEVER);
         }
     }
 

@@ -26,7 +26,7 @@ import org.pario.comm.internal.MessageAccess;
  * RTS    magic:int 6:byte context:int source:int tag:int typeLength:short type:utf8 length:long sendId:long
  *                                                                     a message whose data waits at the sender
  * CTS    magic:int 7:byte sendId:long receiveId:long                  send that data now (receiveId -1: drop it)
- * RDATA  magic:int 8:byte receiveId:long length:long payload:bytes    the data of a message announced by RTS
+ * RDATA  magic:int 8:byte receiveId:long length:long payload:bytes    the next piece of a message announced by RTS
  * CREDIT magic:int 9:byte bytes:long                                  eager bytes the receiver has consumed
  * SHM    magic:int 10:byte context:int source:int tag:int typeLength:short type:utf8 length:long sendId:long
  *        offset:long pathLength:short path:utf8    an RTS whose data also lies in a shared-memory file
