@@ -75,7 +75,8 @@ public final class MessageTimeline {
                 phases[3][i - from] = times[3 * i + 2] - times[3 * i];
             }
             final String[] names = {"send call", "until received", "answer", "round"};
-            final StringBuilder line = new StringBuilder(size + " B" + (args.length == 3 ? " direct" : "") + ", median / mean us:");
+            final StringBuilder line = new StringBuilder(size + " B" + (args.length == 3 ? " direct" : "")
+                + ", median / mean us:");
             for (int p = 0; p < phases.length; p++) {
                 final double mean = Arrays.stream(phases[p]).average().orElse(0) / 1e3;
                 Arrays.sort(phases[p]);

@@ -40,10 +40,12 @@ import io.netty.util.internal.ThreadExecutorMap;
  * <p>A waiter first polls without blocking for {@code -Dpario.tightPollNanos}, then sleeps in the poll itself
  * until its message, a task or another waiter wakes it, or its time is over. Where ranks outnumber cores it yields
  * its core between polls instead, for {@code -Dpario.crowdedPollNanos}, as a tight poll would keep the sender off the
- * core and sleeping at once would cost a wake-up per message. Both windows, and the waiter's time, count from the
- * last event it handled: a large message arrives in pieces, and a receiver that slept between them was woken for
- * each (plain Java sockets that poll move 16 MiB between two JVMs in 2.5-2.6 ms, as the C stacks do, and in 3.2-3.4
- * when they block; a Pario 16 MiB exchange went from 3.8 to 3.4-3.5 ms a round, 1 MiB from 350-420 to 170-300 µs).
+ * core and sleeping at once would cost a wake-up per message. While a message is part way through a connection,
+ * both windows, and the waiter's time, count from the last event it handled: a large message arrives in pieces,
+ * and a receiver that slept between them was woken for each (plain Java sockets that poll move 16 MiB between two
+ * JVMs in 2.5-2.6 ms, as the C stacks do, and in 3.2-3.4 when they block; a Pario 16 MiB exchange went from 4.1-4.3
+ * to 3.3 ms a round). Counting every event that way kept waiting ranks polling on unrelated traffic, taking the
+ * cores of 4 ranks on 2 from the rank with work.
  *
  * <p>When nobody waits, a background thread drives the loop, blocking in the poll as an ordinary event loop does.
  * A waiter that arrives while it blocks wakes it and takes over once it has let go. After a wait that ended with
@@ -111,6 +113,8 @@ final class DrivenEventLoop extends AbstractScheduledEventExecutor implements Io
      * send waiting for its receiver's request, or a write Netty has not finished.
      */
     private final BooleanSupplier owes;
+    /** Whether a message is part way through a connection now (see {@link #driveUntil}). */
+    private final BooleanSupplier moving;
     /** How long the background thread sleeps at a time while some thread drives the loop and nothing is owed. */
     private final long quietNanos;
     /** Threads in {@link #driveUntil}: while any, the background thread stays out of the way. */
@@ -130,19 +134,22 @@ final class DrivenEventLoop extends AbstractScheduledEventExecutor implements Io
      * @param name    the background thread's name
      */
     DrivenEventLoop(final IoHandlerFactory factory, final String name) {
-        this(factory, name, () -> true, WAITED_ON_NANOS);
+        this(factory, name, () -> true, () -> true, WAITED_ON_NANOS);
     }
 
     /**
      * @param factory    the transport's I/O handler
      * @param name       the background thread's name
      * @param owes       whether the rank owes its peers progress now (see {@link #owing()})
+     * @param moving     whether a message is on its way in or out now, part of it read or written: a waiter's
+     *                   windows then count from the last event it handled (see {@link #driveUntil})
      * @param quietNanos how long the background thread sleeps at a time while a thread drives the loop and nothing
      *                   is owed
      */
     DrivenEventLoop(final IoHandlerFactory factory, final String name, final BooleanSupplier owes,
-                    final long quietNanos) {
+                    final BooleanSupplier moving, final long quietNanos) {
         this.owes = owes;
+        this.moving = moving;
         this.quietNanos = quietNanos;
         this.handler = factory.newHandler(this);
         this.background = new Thread(this::drive, name);
@@ -151,10 +158,11 @@ final class DrivenEventLoop extends AbstractScheduledEventExecutor implements Io
     }
 
     /**
-     * Drives the loop until {@code f} is done or {@code nanos} have passed since the last event handled (at most
-     * {@link #DRIVE_LIMIT_NANOS} in all): polling for {@link #TIGHT_NANOS} after each event, or for {@link
-     * #CROWDED_NANOS} yielding the core between polls if {@code crowded}, then sleeping in the poll. While another
-     * thread drives the loop, or once it is shut down, only checks, for {@code nanos}.
+     * Drives the loop until {@code f} is done or {@code nanos} have passed: polling for {@link #TIGHT_NANOS} first,
+     * or for {@link #CROWDED_NANOS} yielding the core between polls if {@code crowded}, then sleeping in the poll.
+     * While a message is part way through a connection ({@code moving}), both count from the last event handled
+     * instead, up to {@link #DRIVE_LIMIT_NANOS} in all. While another thread drives the loop, or once it is shut
+     * down, only checks, for {@code nanos}.
      *
      * @param f       what the caller waits for
      * @param nanos   how long to drive without an event
@@ -204,7 +212,9 @@ final class DrivenEventLoop extends AbstractScheduledEventExecutor implements Io
                     }
                 }
                 final long now = System.nanoTime();
-                if (work > 0) {
+                if (work > 0 && moving.getAsBoolean()) {
+                    // only while a message is part way through: a waiter that kept polling on every unrelated event
+                    // took the cores of 4 ranks on 2 from the rank that had work (collective reads 12-15% slower)
                     lastWork = now;
                     until = Math.min(Math.max(until, now + nanos), limit);
                     sleeping = pollNanos <= 0 ? new WaiterContext(until) : null;

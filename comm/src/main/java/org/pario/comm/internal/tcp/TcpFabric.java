@@ -161,7 +161,8 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         this.sharedMemory = config.tls() == null && config.size() > 1 ? SharedMemory.open() : null;
         this.transport = Transports.chosen();
         this.group = WAITERS_DRIVE ? new DrivenEventLoop(transport.handlers(), "pario-io-" + rank,
-                () -> !parked.isEmpty() || unwritten.get() > 0, LOOP_QUIET_NANOS)
+                () -> !parked.isEmpty() || unwritten.get() > 0, () -> streams.get() > 0 || unwritten.get() > 0,
+                LOOP_QUIET_NANOS)
             : new MultiThreadIoEventLoopGroup(Integer.getInteger("pario.ioThreads", 2), transport.handlers());
         boolean started = false;
         try {

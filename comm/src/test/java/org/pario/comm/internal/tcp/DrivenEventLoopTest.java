@@ -229,7 +229,8 @@ class DrivenEventLoopTest {
 
     /** A loop whose background thread sleeps an hour at a time while a thread drives it and nothing is owed. */
     private static DrivenEventLoop quietLoop(final AtomicBoolean owes) {
-        return new DrivenEventLoop(Transports.chosen().handlers(), "quiet-loop", owes::get, TimeUnit.HOURS.toNanos(1));
+        return new DrivenEventLoop(Transports.chosen().handlers(), "quiet-loop", owes::get, () -> true,
+            TimeUnit.HOURS.toNanos(1));
     }
 
     /**
