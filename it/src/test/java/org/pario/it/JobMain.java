@@ -22,11 +22,12 @@ public final class JobMain {
         final String mode = args.length > 0 ? args[0] : "collectives";
         final long start = System.nanoTime();
         int rank = -1;
+        boolean gaveUp = false;
         try (Communicator world = Pario.init()) {
             rank = world.rank();
             final int n = world.size();
             if (mode.equals("stop") || mode.equals("die")) {
-                untilFailure(world, mode.equals("die"));
+                gaveUp = untilFailure(world, mode.equals("die"));
                 return;
             }
             final double[] b = new double[1000];
@@ -70,16 +71,24 @@ public final class JobMain {
             System.out.println("rank " + rank + " failed after " + (System.nanoTime() - start) / 1_000_000 + " ms: "
                 + e);
             System.exit(1);
+        } finally {
+            if (gaveUp) {
+                // only once the world is closed: leaving that way tells the other ranks the loss this one saw, so
+                // a rank still waiting to notice it itself hears the lost rank named, not this one
+                System.exit(3);
+            }
         }
     }
 
     /**
-     * Runs allreduces until one fails, then prints how long that took and halts with status 3. In {@code die}
-     * mode rank size-2 halts its JVM after the first barrier; in {@code stop} mode rank 1 prints its pid so the
-     * test can freeze it. The dying rank's last barrier messages may still be queued in its transport when it
-     * dies, so the others may notice the loss in the barrier already: equally correct.
+     * Runs allreduces until one fails, then prints how long that took; the caller then leaves the job and exits with
+     * status 3. In {@code die} mode rank size-2 halts its JVM after the first barrier; in {@code stop} mode rank 1
+     * prints its pid so the test can freeze it. The dying rank's last barrier messages may still be queued in its
+     * transport when it dies, so the others may notice the loss in the barrier already: equally correct.
+     *
+     * @return whether an operation failed
      */
-    private static void untilFailure(final Communicator world, final boolean die) {
+    private static boolean untilFailure(final Communicator world, final boolean die) {
         final int rank = world.rank();
         final long t0 = System.nanoTime();
         try {
@@ -96,11 +105,12 @@ public final class JobMain {
                 world.allreduce(new long[] {rank}, out, 1, Datatype.LONG, Op.SUM);
             }
             System.out.println("rank " + rank + " ok: no failure seen");
+            return false;
         } catch (ParioException e) {
             System.out.println("rank " + rank + " failed after " + (System.nanoTime() - t0) / 1_000_000 + " ms: "
                 + e.getMessage());
             System.out.flush();
-            Runtime.getRuntime().halt(3);
+            return true;
         }
     }
 
