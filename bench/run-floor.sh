@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The floor under Pario's large-message times over TCP: MPICH's and Open MPI's ping-pong (bench/c/comm_bench.c,
 # half a round trip of the message both ways), plain Java sockets between two JVMs from direct buffers and from a
-# double[], whole or a piece at a time (SocketFloor: the message one way, 8 B back), and Pario's own timeline of the
-# same exchange (MessageTimeline) from a double[] and from a direct ByteBuffer, one after the other, for each size. Installs MPICH and Open MPI (apt-get) when
-# missing.
+# double[], whole or a piece at a time, or from direct buffers polled without sleeping (SocketFloor: the message one
+# way, 8 B back), and Pario's own timeline of the same exchange (MessageTimeline) from a double[] and from a direct
+# ByteBuffer, one after the other, for each size. Installs MPICH and Open MPI (apt-get) when missing.
 # Usage: bench/run-floor.sh [SIZE...]   (bytes; default: 1048576 16777216)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -27,6 +27,7 @@ for size in "${sizes[@]}"; do
     java -cp "$jar" org.pario.bench.SocketFloor "$size" direct "$iterations" | sed 's/^/Java     /'
     java -cp "$jar" org.pario.bench.SocketFloor "$size" heap "$iterations" | sed 's/^/Java     /'
     java -cp "$jar" org.pario.bench.SocketFloor "$size" pieces "$iterations" | sed 's/^/Java     /'
+    java -cp "$jar" org.pario.bench.SocketFloor "$size" spin "$iterations" | sed 's/^/Java     /'
     java -jar "$root/cli/target/pario.jar" launch -n 2 -- java -Xmx2g -Dpario.sharedMemory=false -cp "$jar" \
         org.pario.bench.MessageTimeline "$size" "$iterations" | sed 's/^\[0\] /Pario    /'
     java -jar "$root/cli/target/pario.jar" launch -n 2 -- java -Xmx2g -Dpario.sharedMemory=false -cp "$jar" \
