@@ -29,16 +29,12 @@ final class CommBenchmark {
     private CommBenchmark() {
     }
 
-    /** Whether buffers are direct {@code ByteBuffer}s instead of {@code double[]} arrays; set once, before the run. */
-    private static boolean direct;
-
     /**
      * Runs the benchmark as one rank of a job started by a launcher.
      *
-     * @param directBuffers whether to use direct {@code ByteBuffer}s instead of {@code double[]} arrays
+     * @param direct whether to use direct {@code ByteBuffer}s instead of {@code double[]} arrays
      */
-    static void run(final boolean directBuffers) {
-        direct = directBuffers;
+    static void run(final boolean direct) {
         try (Communicator world = Pario.init()) {
             final int me = world.rank();
             final int n = world.size();
@@ -47,13 +43,13 @@ final class CommBenchmark {
                     direct ? ", direct buffers" : "");
             }
             for (final long[] w : WARM_UP) {
-                warmUp(world, (int) (w[0] / 8), w[1], w[2]);
+                warmUp(world, (int) (w[0] / 8), w[1], w[2], direct);
             }
             report(world, "barrier", 0, time(world, 2000, () -> world.barrier()));
             for (final long size : SIZES) {
                 final int count = (int) (size / 8);
-                final Object a = doubles(count);
-                final Object b = doubles(count);
+                final Object a = doubles(count, direct);
+                final Object b = doubles(count, direct);
                 final int reps = size <= 65536 ? 2000 : size <= (1 << 20) ? 100 : 10;
                 if (n > 1) {
                     report(world, "pingpong", size, time(world, reps, () -> pingPong(world, a, b, count)) / 2);
@@ -61,12 +57,12 @@ final class CommBenchmark {
                 report(world, "bcast", size, time(world, reps, () -> world.bcast(a, count, Datatype.DOUBLE, 0)));
                 report(world, "allreduce", size,
                     time(world, reps, () -> world.allreduce(a, b, count, Datatype.DOUBLE, Op.SUM)));
-                final Object all = doubles(count * n);
+                final Object all = doubles(count * n, direct);
                 report(world, "gather", size, time(world, reps,
                     () -> world.gather(a, count, Datatype.DOUBLE, all, count, Datatype.DOUBLE, 0)));
                 final int per = Math.max(1, count / n);
-                final Object s = doubles(per * n);
-                final Object r = doubles(per * n);
+                final Object s = doubles(per * n, direct);
+                final Object r = doubles(per * n, direct);
                 report(world, "alltoall", size, time(world, reps,
                     () -> world.alltoall(s, per, Datatype.DOUBLE, r, per, Datatype.DOUBLE)));
             }
@@ -85,15 +81,16 @@ final class CommBenchmark {
      * 6-12. {@code bench/c/comm_bench.c} runs the same warm-up (the C stacks' times do not change with it); the time
      * bounds keep a stack that polls with more ranks than cores from spending minutes on it.
      */
-    private static void warmUp(final Communicator world, final int count, final long rounds, final long millis) {
+    private static void warmUp(final Communicator world, final int count, final long rounds, final long millis,
+                               final boolean direct) {
         final int n = world.size();
         final int[] more = {1};
-        final Object a = doubles(count);
-        final Object b = doubles(count);
-        final Object all = doubles(count * n);
+        final Object a = doubles(count, direct);
+        final Object b = doubles(count, direct);
+        final Object all = doubles(count * n, direct);
         final int per = Math.max(1, count / n);
-        final Object s = doubles(per * n);
-        final Object r = doubles(per * n);
+        final Object s = doubles(per * n, direct);
+        final Object r = doubles(per * n, direct);
         final long start = System.nanoTime();
         for (long i = 0; more[0] != 0; i++) {
             more[0] = i < rounds && System.nanoTime() - start < millis * 1_000_000L ? 1 : 0;
@@ -121,7 +118,7 @@ final class CommBenchmark {
     }
 
     /** @return room for {@code count} doubles: a {@code double[]}, or a direct buffer in this machine's byte order */
-    private static Object doubles(final int count) {
+    private static Object doubles(final int count, final boolean direct) {
         return direct ? ByteBuffer.allocateDirect(count * 8).order(ByteOrder.nativeOrder()) : new double[count];
     }
 

@@ -473,7 +473,12 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
             this.data = data;
             this.segment = segment;
             this.bytes = bytes;
-            this.pieces = segment != null || bytes == 0 ? 1 : (int) ((bytes + (long) PIECE - 1) / PIECE);
+            this.pieces = segment != null ? 1 : piecesOf(bytes);
+        }
+
+        /** @return how many pieces a message of {@code bytes} is sent in over a connection (one when empty) */
+        static int piecesOf(final int bytes) {
+            return bytes == 0 ? 1 : (int) ((bytes + (long) PIECE - 1) / PIECE);
         }
 
         boolean take() {
@@ -509,8 +514,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         }
         // a direct buffer keeps room for an RDATA header in front of each piece, so header and data go out as one
         // buffer that the gate can write into the socket from whichever thread sends it
-        final int frameBytes = segment != null ? bytes
-            : bytes + Frames.RDATA_HEADER * (bytes == 0 ? 1 : (int) ((bytes + (long) PIECE - 1) / PIECE));
+        final int frameBytes = segment != null ? bytes : bytes + Frames.RDATA_HEADER * Parked.piecesOf(bytes);
         final ByteBuf data = segment != null ? Unpooled.wrappedBuffer(segment.buffer()).clear()
             : spareBuffers.take(frameBytes);
         final Parked p = new Parked(dest, data, segment, bytes);
