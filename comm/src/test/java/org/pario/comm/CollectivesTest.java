@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -38,6 +39,46 @@ class CollectivesTest {
             a[k] = value(rank, k);
         }
         return a;
+    }
+
+    static java.util.stream.Stream<Arguments> barrierShapes() {
+        // powers of two and not; more ranks than the other tests in one JVM, where threads are cheap
+        return java.util.stream.Stream.of(Transport.values()).flatMap(t -> java.util.stream.IntStream.of(1, 2, 3, 4, 5,
+            8, 9, 11).filter(n -> t == Transport.IN_JVM || n <= 5).mapToObj(n -> Arguments.of(t, n)));
+    }
+
+    /**
+     * No rank leaves a barrier before every rank has entered it: in each round one rank holds back until all the
+     * others have arrived, then checks for a while that none of them has left, then enters; after it, every rank
+     * sees the round's arrivals complete.
+     */
+    @ParameterizedTest(name = "{0}, {1} ranks")
+    @MethodSource("barrierShapes")
+    void noRankLeavesABarrierBeforeEveryRankEntered(final Transport transport, final int n) {
+        final int rounds = 2 * n + 2;
+        final AtomicIntegerArray arrived = new AtomicIntegerArray(rounds);
+        final AtomicIntegerArray left = new AtomicIntegerArray(rounds);
+        transport.run(n, world -> {
+            final int me = world.rank();
+            for (int round = 0; round < rounds; round++) {
+                if (me == round % n) {
+                    final long deadline = System.nanoTime() + 30_000_000_000L;
+                    while (arrived.get(round) < n - 1 && System.nanoTime() < deadline) {
+                        Thread.onSpinWait();
+                    }
+                    // the others are inside the barrier now; a broken one would let them out within this window
+                    final long probe = System.nanoTime() + 20_000_000L;
+                    while (System.nanoTime() < probe) {
+                        assertEquals(0, left.get(round), "a rank left round " + round + " before rank " + me + " came");
+                        Thread.yield();
+                    }
+                }
+                arrived.incrementAndGet(round);
+                world.barrier();
+                assertEquals(n, arrived.get(round), "rank " + me + " left round " + round + " early");
+                left.incrementAndGet(round);
+            }
+        });
     }
 
     @ParameterizedTest(name = "{0}, {1} ranks, {2} elements")
