@@ -1,5 +1,9 @@
 package org.pario.comm.internal.tcp;
 
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+
+import io.netty.channel.ChannelOption;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.epoll.Epoll;
@@ -10,6 +14,7 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.channel.unix.RawUnixChannelOption;
 import org.pario.ParioException;
 
 /**
@@ -42,6 +47,31 @@ record Transports(String name, IoHandlerFactory handlers, Class<? extends Server
             default:
                 throw ParioException.argument("pario.transport must be auto, epoll or nio, not '" + wanted + "'");
         }
+    }
+
+    /** Linux's {@code IPPROTO_TCP} and {@code TCP_CONGESTION}, for {@code setsockopt}. */
+    private static final int IPPROTO_TCP = 6;
+    private static final int TCP_CONGESTION = 13;
+    /** The longest congestion control name the kernel takes ({@code TCP_CA_NAME_MAX} less its terminator). */
+    static final int CONGESTION_NAME_MAX = 15;
+
+    /**
+     * @param algorithm a congestion control's name, as the kernel lists it
+     * @return the socket option that sets a connection's congestion control to it, or null where this transport
+     *         cannot set it (NIO)
+     */
+    ChannelOption<ByteBuffer> congestionControl(final String algorithm) {
+        if (!"epoll".equals(name)) {
+            return null;
+        }
+        return new RawUnixChannelOption("TCP_CONGESTION", IPPROTO_TCP, TCP_CONGESTION,
+            algorithm.getBytes(StandardCharsets.US_ASCII).length);
+    }
+
+    /** @return the option above for reading a connection's congestion control back, or null (NIO) */
+    ChannelOption<ByteBuffer> congestionControlQuery() {
+        return "epoll".equals(name)
+            ? new RawUnixChannelOption("TCP_CONGESTION", IPPROTO_TCP, TCP_CONGESTION, CONGESTION_NAME_MAX + 1) : null;
     }
 
     private static Transports epoll() {
