@@ -16,9 +16,9 @@ import org.pario.datatypes.Datatype;
 import org.pario.datatypes.Memory;
 
 /**
- * Over TCP (epoll and NIO), while data streams into receives from several ranks at once, data for a receive whose
- * memory is one run of a direct buffer is read by the socket straight into that memory, eager and rendezvous messages
- * alike. Every byte must land where unpacking would have put it, bytes beyond the message and the gaps of other
+ * Over TCP (epoll and NIO), data for a receive whose memory is one run of a direct buffer is read by the socket
+ * straight into that memory, eager and rendezvous messages alike, from one rank or from several at once (and, when
+ * {@code pario.inPlaceMinStreams} asks for two, only from several). Every byte must land where unpacking would have put it, bytes beyond the message and the gaps of other
  * receive types must stay untouched, and frames that follow the data on the same connection must still be decoded.
  */
 @Timeout(120)
@@ -121,9 +121,34 @@ class InPlaceReceiveTest {
 
     @ParameterizedTest
     @EnumSource(value = Transport.class, names = {"TCP", "TCP_NIO"})
-    void aLoneStreamIsReadThroughTheConnectionsBuffers(final Transport transport) {
+    void aLoneStreamIsReadInPlace(final Transport transport) {
         final int n = 400_000;
         RendezvousTest.withSharedMemory(false, () -> transport.call(2, world -> {
+            if (world.rank() == 0) {
+                world.send(values(n, 1), n, Datatype.DOUBLE, 1, 1);
+                return null;
+            }
+            final long before = inPlace(world);
+            final ByteBuffer into = direct(8 * n + 64, (byte) 0x5a);
+            world.recv(into, n, Datatype.DOUBLE, 0, 1);
+            final double[] expected = values(n, 1);
+            for (int i = 0; i < n; i++) {
+                assertEquals(expected[i], into.getDouble(8 * i));
+            }
+            for (int i = 8 * n; i < into.capacity(); i++) {
+                assertEquals((byte) 0x5a, into.get(i), "byte " + i + " beyond the message");
+            }
+            assertTrue(inPlace(world) > before, "the message was read in place");
+            return null;
+        }));
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Transport.class, names = {"TCP", "TCP_NIO"})
+    void aLoneStreamIsReadThroughTheConnectionsBuffersWhenTwoStreamsAreAskedFor(final Transport transport) {
+        final int n = 400_000;
+        Transport.withProperty("pario.inPlaceMinStreams", "2", () -> RendezvousTest.withSharedMemory(false,
+            () -> transport.call(2, world -> {
             if (world.rank() == 0) {
                 world.send(values(n, 1), n, Datatype.DOUBLE, 1, 1);
                 return null;
@@ -137,7 +162,7 @@ class InPlaceReceiveTest {
             }
             assertEquals(before, inPlace(world));
             return null;
-        }));
+        })));
     }
 
     @ParameterizedTest

@@ -260,6 +260,8 @@ final class Frames {
         private final AtomicInteger streams;
         /** Whether this connection counts in {@link #streams}. */
         private boolean streaming;
+        /** On how many connections data must stream into receives at once before it is read in place. */
+        private final int inPlaceMinStreams;
 
         /** A decoder that refuses RDATA frames (no receive asks for data). */
         Decoder(final long maxMessage) {
@@ -270,15 +272,25 @@ final class Frames {
             this(maxMessage, landings, new AtomicInteger());
         }
 
-        /**
-         * @param maxMessage the largest message accepted
-         * @param landings   where arriving data goes
-         * @param streams    shared by all of a rank's inbound connections: on how many data streams into a receive
-         */
+        /** A decoder whose data goes in place whenever it streams into a receive that offers the space. */
         Decoder(final long maxMessage, final Landings landings, final AtomicInteger streams) {
+            this(maxMessage, landings, streams, 1);
+        }
+
+        /**
+         * @param maxMessage        the largest message accepted
+         * @param landings          where arriving data goes
+         * @param streams           shared by all of a rank's inbound connections: on how many data streams into a
+         *                          receive
+         * @param inPlaceMinStreams on how many connections data must stream into receives at once before the socket
+         *                          reads it in place (see {@link #landingSpace})
+         */
+        Decoder(final long maxMessage, final Landings landings, final AtomicInteger streams,
+                final int inPlaceMinStreams) {
             this.maxMessage = maxMessage;
             this.landings = landings;
             this.streams = streams;
+            this.inPlaceMinStreams = Math.max(1, inPlaceMinStreams);
         }
 
         /** Data now goes to {@code to} for {@code length} bytes, or (null) to no receive. */
@@ -305,11 +317,12 @@ final class Frames {
          * @return an empty buffer over receive memory, or null to read into a buffer of the connection's own
          */
         ByteBuf landingSpace() {
-            // a lone stream is faster through the connection's small buffers: the socket is drained sooner and its
-            // sender paced less (a 64 MiB ping-pong took 16 ms that way against 21-22 in place), while data arriving
-            // from several ranks at once, as at a gather's root, is bound by the receiving core, which then copies
-            // each byte once instead of twice (64 MiB gathers at 4 ranks, 49-51 ms against 72-75)
-            return landing == null || streams.get() < 2 || internalBuffer().isReadable() ? null
+            // in place, the receiving core copies each byte once instead of twice (64 MiB gathers at 4 ranks, 49-51
+            // ms against 72-75; a lone 16 MiB ping-pong 2.8-3.3 ms against 4.4-4.9). Under BBR congestion control a
+            // lone stream was faster through the connection's small buffers (64 MiB ping-pong 16 ms against 21-22):
+            // it drained the socket in smaller, steadier steps, and BBR paced the sender less; inPlaceMinStreams 2
+            // keeps that
+            return landing == null || streams.get() < inPlaceMinStreams || internalBuffer().isReadable() ? null
                 : landing.space(landingLeft);
         }
 

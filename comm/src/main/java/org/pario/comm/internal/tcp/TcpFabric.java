@@ -196,7 +196,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
                             ch.pipeline().addLast(config.tls().server().newHandler(ch.alloc()));
                         }
                         final Frames.Decoder decoder = new Frames.Decoder(config.maxMessageBytes(),
-                            new InboundLandings(ch), streams);
+                            new InboundLandings(ch), streams, inPlaceMinStreams);
                         if (config.tls() == null && IN_PLACE_READS) {
                             // the socket's bytes are the message's bytes: they may go straight into receive memory
                             ch.config().setRecvByteBufAllocator(
@@ -455,6 +455,12 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
      * ({@link InPlaceReads}; {@code -Dpario.inPlaceReads=false} turns it off).
      */
     static final boolean IN_PLACE_READS = !"false".equals(System.getProperty("pario.inPlaceReads"));
+    /**
+     * On how many of the rank's connections data must stream into receives at once before the sockets read it in
+     * place ({@code -Dpario.inPlaceMinStreams}, default 1: always; 2 reads a lone stream through the connection's
+     * buffers, which measured faster on loopback under BBR congestion control, see {@link Frames.Decoder}).
+     */
+    private final int inPlaceMinStreams = Integer.getInteger("pario.inPlaceMinStreams", 1);
     /**
      * Rendezvous data is packed and sent in pieces of this size, each as soon as it is packed once the receiver has
      * asked, so that packing overlaps the transfer instead of coming before it ({@code

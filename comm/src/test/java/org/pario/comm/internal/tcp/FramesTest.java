@@ -106,12 +106,43 @@ class FramesTest {
     }
 
     /**
-     * The socket may read a message's data straight into its receive only while data streams into receives on
-     * at least two of the rank's connections at once, only the rest of that message's bytes, and only with
-     * nothing else waiting to be decoded; a connection stops counting when its message is complete or it closes.
+     * By default the socket reads a message's data straight into its receive as soon as it streams there: only the
+     * rest of that message's bytes, and only with nothing else waiting to be decoded.
      */
     @Test
-    void dataGoesInPlaceOnlyWhileSeveralConnectionsStreamIntoReceives() {
+    void aLoneStreamGoesInPlaceByDefault() {
+        final java.util.concurrent.atomic.AtomicInteger streams = new java.util.concurrent.atomic.AtomicInteger();
+        final Frames.Decoder decoder = new Frames.Decoder(1 << 20, (id, length) -> new Frames.Landing() {
+            @Override
+            public void accept(final ByteBuf in, final int n) {
+                in.skipBytes(n);
+            }
+
+            @Override
+            public ByteBuf space(final long left) {
+                return Unpooled.directBuffer((int) left);
+            }
+        }, streams);
+        final EmbeddedChannel a = new EmbeddedChannel(decoder);
+        assertEquals(null, decoder.landingSpace(), "no message streams yet");
+        a.writeInbound(Frames.rdataHeader(ByteBufAllocator.DEFAULT, 1, 100), Unpooled.wrappedBuffer(new byte[30]));
+        assertEquals(1, streams.get());
+        assertEquals(70, decoder.landingSpace().writableBytes(), "the rest of the message");
+        // the message completes with a frame's first bytes behind it: nothing goes in place
+        a.writeInbound(Unpooled.wrappedBuffer(new byte[70]), Unpooled.wrappedBuffer(new byte[] {0x50, 0x61}));
+        assertEquals(0, streams.get());
+        assertEquals(null, decoder.landingSpace());
+        a.close();
+    }
+
+    /**
+     * With {@code inPlaceMinStreams} 2 the socket may read a message's data straight into its receive only while
+     * data streams into receives on at least two of the rank's connections at once, only the rest of that message's
+     * bytes, and only with nothing else waiting to be decoded; a connection stops counting when its message is
+     * complete or it closes.
+     */
+    @Test
+    void dataGoesInPlaceOnlyWhileSeveralConnectionsStreamIntoReceivesWhenAsked() {
         final java.util.concurrent.atomic.AtomicInteger streams = new java.util.concurrent.atomic.AtomicInteger();
         final java.util.List<Long> asked = new java.util.ArrayList<>();
         final java.util.function.Supplier<Frames.Landings> landings = () -> (id, length) -> new Frames.Landing() {
@@ -126,8 +157,8 @@ class FramesTest {
                 return Unpooled.directBuffer((int) left);
             }
         };
-        final Frames.Decoder first = new Frames.Decoder(1 << 20, landings.get(), streams);
-        final Frames.Decoder second = new Frames.Decoder(1 << 20, landings.get(), streams);
+        final Frames.Decoder first = new Frames.Decoder(1 << 20, landings.get(), streams, 2);
+        final Frames.Decoder second = new Frames.Decoder(1 << 20, landings.get(), streams, 2);
         final EmbeddedChannel a = new EmbeddedChannel(first);
         final EmbeddedChannel b = new EmbeddedChannel(second);
         assertEquals(null, first.landingSpace());
