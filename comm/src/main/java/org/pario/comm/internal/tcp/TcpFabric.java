@@ -71,11 +71,12 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
      * -Dpario.tcpCongestion}): {@code auto} (the default) sets {@code cubic} on connections to ranks of this host
      * and leaves the others at the system's default; {@code system} leaves every connection at the system's
      * default; any other name sets that algorithm on every connection. Some systems (this one among them) default
-     * to BBR, which paces a sender at the rate it has measured the path to carry; over loopback, where a rank
-     * that is busy packing reads late, that estimate falls and the pacing holds bulk transfers well below what the
-     * link carries, while loss-based cubic fills it (2 ranks, 64 MiB gather 22.3-23.2 ms against 27.8-40.2, 16
-     * MiB alltoall 7.1-7.4 against 7.7-8.7; Open MPI's 64 MiB ping-pong 6.0 ms against 14.9 with cubic as the
-     * system's default). Only the native epoll transport can set it; with NIO every connection keeps the default.
+     * to BBR, which paces a sender at the rate it has measured the path to carry; over loopback it retransmits
+     * spuriously (hundreds of fast retransmits per hundred 16 MiB collectives, all undone by duplicate SACKs, each
+     * cutting the sender's window) and holds bulk transfers well below what the link carries, where cubic does
+     * neither (2 ranks, 64 MiB gather 22.3-23.2 ms against 27.8-40.2, 16 MiB alltoall 7.1-7.4 against 7.7-8.7;
+     * Open MPI's 64 MiB ping-pong 6.0 ms against 14.9 with cubic as the system's default). Only the native epoll
+     * transport can set it; with NIO every connection keeps the default.
      */
     private final String congestion = System.getProperty("pario.tcpCongestion", "auto");
     /** Whether a refused congestion control has been logged: once per JVM is enough. */
