@@ -27,8 +27,10 @@ import picocli.CommandLine.Spec;
  * {@code pario launch -n N [--] COMMAND...}: starts N processes of a job on this machine. Each gets its rank and
  * the job's size, name, token and rendezvous directory in its environment ({@code PARIO_RANK}, {@code PARIO_SIZE},
  * {@code PARIO_JOB}, {@code PARIO_TOKEN}, {@code PARIO_RENDEZVOUS_DIR}, {@code PARIO_BIND}), which
- * {@code Pario.init()} reads. Output is forwarded line by line with a {@code [rank]} prefix. The launch exits
- * with the first non-zero status of any rank, after stopping the others, or with 0 when all succeed.
+ * {@code Pario.init()} reads. With {@code --bind-to cores}, when the ranks do not outnumber the cores, each runs on an
+ * equal share of them of its own (the share in {@code PARIO_CPUS}). Output is forwarded line by line with a
+ * {@code [rank]} prefix. The launch exits with the first non-zero status of any rank, after stopping the others, or
+ * with 0 when all succeed.
  */
 @Command(name = "launch", mixinStandardHelpOptions = true,
     description = {"Starts N ranks of a job on this machine and waits for them.",
@@ -45,6 +47,12 @@ final class LaunchCommand implements Callable<Integer> {
         description = "Interface the ranks bind and advertise (default: ${DEFAULT-VALUE}).")
     private String bind;
 
+    @Option(names = "--bind-to", defaultValue = "${env:PARIO_BIND_TO:-none}", paramLabel = "cores|none",
+        description = {"cores: when the ranks do not outnumber the cores this process may use, each rank runs on an "
+            + "equal share of them of its own, as Open MPI binds by default (through taskset); none: wherever the "
+            + "system puts it (default: ${DEFAULT-VALUE}, or PARIO_BIND_TO)."})
+    private String bindTo;
+
     @Option(names = "--startup-timeout", defaultValue = "60", paramLabel = "SECONDS",
         description = "How long the job may take to assemble (default: ${DEFAULT-VALUE}).")
     private int startupTimeout;
@@ -60,19 +68,41 @@ final class LaunchCommand implements Callable<Integer> {
         if (ranks < 1) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "-n must be >= 1, got " + ranks);
         }
+        if (!"cores".equals(bindTo) && !"none".equals(bindTo)) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(),
+                "--bind-to must be cores or none, got '" + bindTo + "'");
+        }
         return launch(ranks, bind, startupTimeout, command, spec.commandLine().getOut(), spec.commandLine().getErr(),
-            false);
+            false, "cores".equals(bindTo));
+    }
+
+    /**
+     * As below, with each rank on its own share of the cores when they fit if the environment variable {@code
+     * PARIO_BIND_TO} is {@code cores} (for the commands that launch ranks themselves: bench, demo, view).
+     */
+    static int launch(final int ranks, final String bind, final int startupTimeout, final List<String> command,
+                      final PrintWriter out, final PrintWriter err, final boolean onlyRankZero)
+        throws IOException, InterruptedException {
+        final String bindTo = System.getenv().getOrDefault("PARIO_BIND_TO", "none");
+        if (!"cores".equals(bindTo) && !"none".equals(bindTo)) {
+            throw new IllegalArgumentException("PARIO_BIND_TO must be cores or none, got '" + bindTo + "'");
+        }
+        return launch(ranks, bind, startupTimeout, command, out, err, onlyRankZero, "cores".equals(bindTo));
     }
 
     /**
      * Starts {@code ranks} processes of {@code command} as one job and waits for them.
      *
      * @param onlyRankZero forward only rank 0's standard output, without prefix (for reports)
+     * @param bindToCores  when the ranks do not outnumber the cores this process may use, run each on an equal
+     *                     share of them of its own ({@link CoreShares})
      * @return the first non-zero exit status, or 0
      */
     static int launch(final int ranks, final String bind, final int startupTimeout, final List<String> command,
-                      final PrintWriter out, final PrintWriter err, final boolean onlyRankZero)
+                      final PrintWriter out, final PrintWriter err, final boolean onlyRankZero,
+                      final boolean bindToCores)
         throws IOException, InterruptedException {
+        final List<String> shares = bindToCores ? CoreShares.of(ranks) : List.of();
         final Path dir = Files.createTempDirectory("pario-launch-");
         final byte[] secret = new byte[24];
         new SecureRandom().nextBytes(secret);
@@ -82,7 +112,11 @@ final class LaunchCommand implements Callable<Integer> {
         final List<Thread> pumps = new ArrayList<>();
         try {
             for (int r = 0; r < ranks; r++) {
-                final ProcessBuilder pb = new ProcessBuilder(command);
+                final ProcessBuilder pb = new ProcessBuilder(shares.isEmpty() ? command
+                    : CoreShares.bound(shares.get(r), command));
+                if (!shares.isEmpty()) {
+                    pb.environment().put("PARIO_CPUS", shares.get(r));
+                }
                 pb.environment().put("PARIO_RANK", Integer.toString(r));
                 pb.environment().put("PARIO_SIZE", Integer.toString(ranks));
                 pb.environment().put("PARIO_JOB", job);

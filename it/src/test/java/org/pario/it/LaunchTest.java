@@ -44,4 +44,56 @@ class LaunchTest {
         assertNotEquals(0, code, out.toString());
         assertTrue(err.toString().contains("exited with status"), err.toString());
     }
+
+    /** The CPUs a process may run on, as this system lists them ({@code 0-3,6}). */
+    private static String allowedCpus(final String status) {
+        for (final String line : status.split("\n")) {
+            if (line.contains("Cpus_allowed_list:")) {
+                return line.substring(line.indexOf(':') + 1).trim();
+            }
+        }
+        throw new AssertionError("no Cpus_allowed_list in " + status);
+    }
+
+    private static String launchPrintingAffinity(final int n, final String... options) {
+        final List<String> args = new ArrayList<>(List.of("launch", "-n", Integer.toString(n)));
+        args.addAll(List.of(options));
+        args.addAll(List.of("--", "sh", "-c", "echo cpus=$PARIO_CPUS; grep Cpus_allowed_list /proc/self/status"));
+        final StringWriter out = new StringWriter();
+        final StringWriter err = new StringWriter();
+        assertEquals(0, Main.run(new PrintWriter(out), new PrintWriter(err), args.toArray(new String[0])),
+            out + "\n" + err);
+        return out.toString();
+    }
+
+    /**
+     * {@code --bind-to cores} runs each rank on an equal share of the launcher's CPUs of its own when the ranks fit,
+     * and leaves them unbound when they outnumber the CPUs; without it every rank may run anywhere.
+     */
+    @Test
+    void ranksBoundToCoresRunOnSharesOfTheirOwn() throws Exception {
+        final String mine = allowedCpus(java.nio.file.Files.readString(Path.of("/proc/self/status")));
+        final int cpus = (int) java.util.Arrays.stream(mine.split(","))
+            .mapToLong(p -> p.contains("-") ? Long.parseLong(p.split("-")[1]) - Long.parseLong(p.split("-")[0]) + 1 : 1)
+            .sum();
+        assertTrue(cpus >= 2, "this test needs 2 CPUs, the machines the project runs on have them: " + cpus);
+        final String bound = launchPrintingAffinity(2, "--bind-to", "cores");
+        final java.util.Set<String> seen = new java.util.HashSet<>();
+        for (int r = 0; r < 2; r++) {
+            final String prefix = "[" + r + "] ";
+            final String cpusLine = bound.lines().filter(l -> l.startsWith(prefix + "cpus=")).findFirst().orElseThrow();
+            final String share = cpusLine.substring((prefix + "cpus=").length());
+            assertEquals(share, allowedCpus(bound.lines().filter(l -> l.startsWith(prefix + "Cpus_allowed_list"))
+                .findFirst().orElseThrow()), bound);
+            assertEquals(cpus / 2, share.split(",").length, bound);
+            assertTrue(seen.add(share), "two ranks share CPUs: " + bound);
+        }
+        // more ranks than CPUs, or no binding asked for: every rank may run where the launcher may
+        for (final String unbound : new String[] {launchPrintingAffinity(cpus + 1, "--bind-to", "cores"),
+            launchPrintingAffinity(2)}) {
+            assertTrue(unbound.lines().filter(l -> l.contains("Cpus_allowed_list"))
+                .allMatch(l -> allowedCpus(l).equals(mine)), unbound);
+            assertTrue(unbound.lines().filter(l -> l.contains("cpus=")).allMatch(l -> l.endsWith("cpus=")), unbound);
+        }
+    }
 }
