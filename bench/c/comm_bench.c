@@ -76,7 +76,7 @@ int main(int argc, char **argv) {
         long size = sizes[k];
         int count = (int) (size / 8);
         double *a = calloc(count, 8), *b = calloc(count, 8), *all = calloc((size_t) count * n, 8);
-        int reps = size <= 65536 ? 2000 : size <= (1 << 20) ? 100 : 10;
+        int reps = size <= 65536 ? 2000 : size <= (1 << 20) ? 100 : 30;
         /* half the round trip between ranks 0 and 1, the others waiting: the time of one message */
         report(rank, "pingpong", size, TIME(reps, ping_pong(rank, a, b, count)) / 2);
         report(rank, "bcast", size, TIME(reps, MPI_Bcast(a, count, MPI_DOUBLE, 0, MPI_COMM_WORLD)));

@@ -50,7 +50,7 @@ final class CommBenchmark {
                 final int count = (int) (size / 8);
                 final Object a = doubles(count, direct);
                 final Object b = doubles(count, direct);
-                final int reps = size <= 65536 ? 2000 : size <= (1 << 20) ? 100 : 10;
+                final int reps = size <= 65536 ? 2000 : size <= (1 << 20) ? 100 : 30;
                 if (n > 1) {
                     report(world, "pingpong", size, time(world, reps, () -> pingPong(world, a, b, count)) / 2);
                 }
