@@ -68,12 +68,25 @@ final class LaunchCommand implements Callable<Integer> {
         if (ranks < 1) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "-n must be >= 1, got " + ranks);
         }
-        if (!"cores".equals(bindTo) && !"none".equals(bindTo)) {
-            throw new picocli.CommandLine.ParameterException(spec.commandLine(),
-                "--bind-to must be cores or none, got '" + bindTo + "'");
+        final boolean bindToCores;
+        try {
+            bindToCores = bindsToCores("--bind-to", bindTo);
+        } catch (IllegalArgumentException e) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
         return launch(ranks, bind, startupTimeout, command, spec.commandLine().getOut(), spec.commandLine().getErr(),
-            false, "cores".equals(bindTo));
+            false, bindToCores);
+    }
+
+    /**
+     * @return whether {@code setting} (of {@code what}) asks for ranks bound to cores
+     * @throws IllegalArgumentException naming {@code what} when it is neither cores nor none
+     */
+    private static boolean bindsToCores(final String what, final String setting) {
+        if (!"cores".equals(setting) && !"none".equals(setting)) {
+            throw new IllegalArgumentException(what + " must be cores or none, got '" + setting + "'");
+        }
+        return "cores".equals(setting);
     }
 
     /**
@@ -83,11 +96,8 @@ final class LaunchCommand implements Callable<Integer> {
     static int launch(final int ranks, final String bind, final int startupTimeout, final List<String> command,
                       final PrintWriter out, final PrintWriter err, final boolean onlyRankZero)
         throws IOException, InterruptedException {
-        final String bindTo = System.getenv().getOrDefault("PARIO_BIND_TO", "none");
-        if (!"cores".equals(bindTo) && !"none".equals(bindTo)) {
-            throw new IllegalArgumentException("PARIO_BIND_TO must be cores or none, got '" + bindTo + "'");
-        }
-        return launch(ranks, bind, startupTimeout, command, out, err, onlyRankZero, "cores".equals(bindTo));
+        return launch(ranks, bind, startupTimeout, command, out, err, onlyRankZero,
+            bindsToCores("PARIO_BIND_TO", System.getenv().getOrDefault("PARIO_BIND_TO", "none")));
     }
 
     /**

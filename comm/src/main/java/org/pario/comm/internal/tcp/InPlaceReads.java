@@ -10,11 +10,11 @@ import io.netty.util.UncheckedBooleanSupplier;
 
 /**
  * The buffers an inbound connection reads into: while a message's data streams into a receive whose memory is one
- * run of a direct buffer, and data streams into receives on other connections of the rank too, the socket reads the
- * rest of that data straight into the receive ({@link Frames.Decoder#landingSpace}); otherwise, and for everything
- * else, the connection's usual buffers. The bytes then cross memory once, in the kernel, instead of into a buffer of
- * Netty's and from there into the receive. Only the data of the message being received is read that way, never
- * bytes after it, so frames that follow go through the decoder as before.
+ * run of a direct buffer (on as many of the rank's connections at once as the decoder asks for), the socket reads
+ * the rest of that data straight into the receive ({@link Frames.Decoder#landingSpace}); otherwise, and for
+ * everything else, the connection's usual buffers. The bytes then cross memory once, in the kernel, instead of into
+ * a buffer of Netty's and from there into the receive. Only the data of the message being received is read that
+ * way, never bytes after it, so frames that follow go through the decoder as before.
  */
 final class InPlaceReads implements RecvByteBufAllocator {
     private final RecvByteBufAllocator usual;

@@ -164,9 +164,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
 
     private TcpFabric(final TcpConfig config) {
         super(config.size());
-        if (!"auto".equals(congestion) && !"system".equals(congestion)) {
-            checkCongestionSetting(congestion);
-        }
+        checkCongestionSetting(congestion);
         this.rank = config.rank();
         this.startupNanos = TimeUnit.MILLISECONDS.toNanos(config.startupTimeoutMillis());
         this.token = config.token();
@@ -273,8 +271,11 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         }
     }
 
-    /** @throws ParioException naming the property when it is not a congestion control's name */
-    static void checkCongestionSetting(final String setting) {
+    /** @throws ParioException naming the property when it is neither auto, system nor a congestion control's name */
+    private static void checkCongestionSetting(final String setting) {
+        if ("auto".equals(setting) || "system".equals(setting)) {
+            return;
+        }
         if (setting.isEmpty() || setting.length() > Transports.CONGESTION_NAME_MAX
             || !setting.chars().allMatch(c -> c < 128 && (Character.isLetterOrDigit(c) || c == '_' || c == '-'))) {
             throw ParioException.argument("pario.tcpCongestion must be auto, system or the name of a TCP congestion "
@@ -289,13 +290,13 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
      */
     private void setCongestionControl(final SocketChannel ch) {
         final String algorithm = ch.attr(CONGESTION_CONTROL).get();
-        final ChannelOption<ByteBuffer> option =
-            algorithm == null ? null : transport.congestionControl(algorithm);
+        final byte[] name = algorithm == null ? null : algorithm.getBytes(StandardCharsets.US_ASCII);
+        final ChannelOption<ByteBuffer> option = name == null ? null : transport.congestionControl(name.length);
         if (option == null) {
             return;
         }
         try {
-            ch.config().setOption(option, ByteBuffer.wrap(algorithm.getBytes(StandardCharsets.US_ASCII)));
+            ch.config().setOption(option, ByteBuffer.wrap(name));
         } catch (RuntimeException e) {
             if (CONGESTION_REFUSAL_LOGGED.compareAndSet(false, true)) {
                 LOG.log(System.Logger.Level.WARNING, "TCP congestion control '" + algorithm + "' refused (" + e
@@ -310,20 +311,14 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
      *         or null where the transport cannot tell (NIO)
      */
     public String congestionControl(final int peer) {
-        final ChannelOption<ByteBuffer> query = transport.congestionControlQuery();
+        final ChannelOption<ByteBuffer> query = transport.congestionControl(Transports.CONGESTION_NAME_MAX + 1);
         if (query == null || peer == rank) {
             return null;
         }
-        final ByteBuffer name = outbound[peer].config().getOption(query);
-        final StringBuilder b = new StringBuilder();
-        while (name.hasRemaining()) {
-            final byte c = name.get();
-            if (c == 0) {
-                break;
-            }
-            b.append((char) c);
-        }
-        return b.toString();
+        // the kernel fills the name out with NULs
+        final String name = StandardCharsets.US_ASCII.decode(outbound[peer].config().getOption(query)).toString();
+        final int end = name.indexOf('\0');
+        return end < 0 ? name : name.substring(0, end);
     }
 
     /** @return whether two ranks' advertised addresses are on one host: the same address, or both loopback */

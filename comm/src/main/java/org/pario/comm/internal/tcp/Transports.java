@@ -1,7 +1,6 @@
 package org.pario.comm.internal.tcp;
 
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 
 import io.netty.channel.ChannelOption;
 import io.netty.channel.IoHandlerFactory;
@@ -56,22 +55,14 @@ record Transports(String name, IoHandlerFactory handlers, Class<? extends Server
     static final int CONGESTION_NAME_MAX = 15;
 
     /**
-     * @param algorithm a congestion control's name, as the kernel lists it
-     * @return the socket option that sets a connection's congestion control to it, or null where this transport
-     *         cannot set it (NIO)
+     * @param length the bytes of the name the option carries: a name's own length to set it, {@link
+     *               #CONGESTION_NAME_MAX} + 1 to read one back
+     * @return the socket option for a connection's congestion control, or null where this transport cannot reach
+     *         it (NIO)
      */
-    ChannelOption<ByteBuffer> congestionControl(final String algorithm) {
-        if (!"epoll".equals(name)) {
-            return null;
-        }
-        return new RawUnixChannelOption("TCP_CONGESTION", IPPROTO_TCP, TCP_CONGESTION,
-            algorithm.getBytes(StandardCharsets.US_ASCII).length);
-    }
-
-    /** @return the option above for reading a connection's congestion control back, or null (NIO) */
-    ChannelOption<ByteBuffer> congestionControlQuery() {
-        return "epoll".equals(name)
-            ? new RawUnixChannelOption("TCP_CONGESTION", IPPROTO_TCP, TCP_CONGESTION, CONGESTION_NAME_MAX + 1) : null;
+    ChannelOption<ByteBuffer> congestionControl(final int length) {
+        return "epoll".equals(name) ? new RawUnixChannelOption("TCP_CONGESTION", IPPROTO_TCP, TCP_CONGESTION, length)
+            : null;
     }
 
     private static Transports epoll() {
