@@ -29,14 +29,17 @@ public final class OpLoop {
      * @param args {@code ITERATIONS OPERATION [BYTES [direct]]}
      */
     public static void main(final String[] args) {
-        if (args.length < 2 || args.length > 4 || args.length == 4 && !"direct".equals(args[3])) {
-            System.err.println("usage: OpLoop ITERATIONS barrier|allreduce|bcast|gather|alltoall [BYTES [direct]]");
+        if (args.length < 2 || args.length > 4 || args.length == 4 && !"direct".equals(args[3])
+            && !"timed".equals(args[3])) {
+            System.err.println("usage: OpLoop ITERATIONS barrier|allreduce|bcast|gather|alltoall "
+                + "[BYTES [direct|timed]]");
             System.exit(2);
         }
         final int iterations = Integer.parseInt(args[0]);
         final String op = args[1];
         final int count = args.length > 2 ? Math.max(1, Integer.parseInt(args[2]) / 8) : 1;
-        final boolean direct = args.length == 4;
+        final boolean direct = args.length == 4 && "direct".equals(args[3]);
+        final boolean timed = args.length == 4 && "timed".equals(args[3]);
         try (Communicator world = Pario.init()) {
             final int n = world.size();
             final Object mine = doubles(count, direct);
@@ -51,6 +54,10 @@ public final class OpLoop {
                 case "alltoall" -> () -> world.alltoall(all, per, Datatype.DOUBLE, result, per, Datatype.DOUBLE);
                 default -> throw new IllegalArgumentException("unknown operation " + op);
             };
+            if (timed) {
+                timeEach(world, call, iterations, op, count * 8L);
+                return;
+            }
             for (int round = 0; round < 3; round++) {
                 world.barrier();
                 final long start = System.nanoTime();
@@ -62,6 +69,58 @@ public final class OpLoop {
                     System.out.printf(Locale.ROOT, "%s, %d ranks, %d B%s: %.1f us per call%n", op, n, count * 8L,
                         direct ? " direct" : "", nanos / 1e3 / iterations);
                 }
+            }
+        }
+    }
+
+    /**
+     * Times each call after a barrier, as {@code pario bench comm} and {@code bench/c/comm_bench.c} do, and prints
+     * the largest of the ranks' medians, three times.
+     */
+    private static void timeEach(final Communicator world, final Runnable call, final int iterations,
+        final String op, final long bytes) {
+        final int n = world.size();
+        final double[] micros = new double[iterations];
+        final long[] stamps = new long[2 * iterations];
+        final long[] allStamps = new long[2 * iterations * n];
+        final double[] median = new double[1];
+        final double[] worst = new double[1];
+        for (int round = 0; round < 3; round++) {
+            for (int i = 0; i < iterations; i++) {
+                world.barrier();
+                final long start = System.nanoTime();
+                call.run();
+                final long end = System.nanoTime();
+                stamps[2 * i] = start;
+                stamps[2 * i + 1] = end;
+                micros[i] = (end - start) / 1e3;
+            }
+            java.util.Arrays.sort(micros);
+            median[0] = micros[iterations / 2];
+            world.allreduce(median, worst, 1, Datatype.DOUBLE, Op.MAX);
+            world.gather(stamps, 2 * iterations, Datatype.LONG, allStamps, 2 * iterations, Datatype.LONG, 0);
+            if (world.rank() == 0) {
+                System.out.printf(Locale.ROOT, "%s, %d ranks, %d B timed: median %.1f us (rank 0 %.1f)%n", op,
+                    n, bytes, worst[0], median[0]);
+                final StringBuilder line = new StringBuilder("  per rank, median us: barrier exit after first /"
+                    + " call end after first exit:");
+                for (int r = 0; r < n; r++) {
+                    final double[] exit = new double[iterations];
+                    final double[] done = new double[iterations];
+                    for (int i = 0; i < iterations; i++) {
+                        long first = Long.MAX_VALUE;
+                        for (int q = 0; q < n; q++) {
+                            first = Math.min(first, allStamps[q * 2 * iterations + 2 * i]);
+                        }
+                        exit[i] = (allStamps[r * 2 * iterations + 2 * i] - first) / 1e3;
+                        done[i] = (allStamps[r * 2 * iterations + 2 * i + 1] - first) / 1e3;
+                    }
+                    java.util.Arrays.sort(exit);
+                    java.util.Arrays.sort(done);
+                    line.append(String.format(Locale.ROOT, "  %d: %.1f / %.1f", r, exit[iterations / 2],
+                        done[iterations / 2]));
+                }
+                System.out.println(line);
             }
         }
     }

@@ -201,6 +201,8 @@ final class Collectives {
 
     /** Receives posted ahead by each rank of the pipeline: enough to keep the link busy, bounded whatever the size. */
     private static final int PIPELINE_DEPTH = 4;
+    /** Bytes of a reduction worked on at a time: its operand, partner's data and result stay in a core's cache. */
+    private static final long COMBINE_CHUNK_BYTES = 128 << 10;
 
     /**
      * Segment {@code s} holds bytes {@code [s * segmentBytes, (s + 1) * segmentBytes)} of the message's packed
@@ -744,11 +746,10 @@ final class Collectives {
             tag(seq, 60));
         sendPieces(c, in.at(start[first.giveLo] * size), start[first.giveHi] - start[first.giveLo], type, segment,
             firstPartner, tag(seq, 60));
-        // packing the kept half overlaps the partner's half on its way here
-        final Memory keptFrom = in.at(base * size);
-        Packer.pack(keptFrom, keptFrom.origin(), type, kept, DataRepresentation.NATIVE, 0, ByteBuffer.wrap(acc), 0,
-            acc.length);
-        combinePieces(firstHalf, incoming, acc, 0, kept, segment, type, op);
+        // the kept half is packed piece by piece as the partner's pieces come in, each combined while still in
+        // the cache, and with two ranks the result goes straight on into the receive buffer
+        combinePieces(firstHalf, incoming, acc, 0, kept, segment, type, op, in.at(base * size),
+            half == 1 ? out.at(base * size) : null);
         for (int mask = half >> 1, step = 61; mask > 0; mask >>= 1, step++) {
             final int partner = me ^ mask;
             final Halves h = Halves.of(lo, hi, (me & mask) == 0);
@@ -757,14 +758,12 @@ final class Collectives {
                 tag(seq, step));
             sendPieces(c, Memory.of(acc).at((start[h.giveLo] - base) * size), start[h.giveHi] - start[h.giveLo], type,
                 segment, partner, tag(seq, step));
-            combinePieces(pieces, incoming, acc, start[h.keepLo] - base, keep, segment, type, op);
+            combinePieces(pieces, incoming, acc, start[h.keepLo] - base, keep, segment, type, op, null,
+                mask == 1 ? out.at(start[h.keepLo] * size) : null);
             lo = h.keepLo;
             hi = h.keepHi;
         }
         scratch.give(incoming);
-        final Memory mine = out.at(start[lo] * size);
-        Packer.unpack(ByteBuffer.wrap(acc), (int) ((start[lo] - base) * size), (int) ((start[hi] - start[lo]) * size),
-            mine, mine.origin(), type, start[hi] - start[lo], DataRepresentation.NATIVE, 0);
         scratch.give(acc);
         for (int mask = 1, step = 92; mask < n; mask <<= 1, step++) {
             final int partner = me ^ mask;
@@ -806,19 +805,37 @@ final class Collectives {
 
     /**
      * Combines each piece of {@code incoming} into {@code acc} (from element {@code accFirst} on) as soon as it
-     * has arrived, so that combining overlaps the pieces still on their way.
+     * has arrived, so that combining overlaps the pieces still on their way. A piece is worked on in chunks small
+     * enough to stay in the cache between their steps: when {@code packFrom} is given, each chunk of the
+     * accumulator is first packed from there (the rank's own operand); when {@code unpackTo} is given (the last
+     * step), each combined chunk goes on into it, so neither the operand nor the result crosses memory whole once
+     * more.
      */
     private static void combinePieces(final Pending[] pieces, final byte[] incoming, final byte[] acc,
                                       final long accFirst, final long count, final long segment, final Datatype type,
-                                      final Op op) {
+                                      final Op op, final Memory packFrom, final Memory unpackTo) {
         final int size = (int) type.size();
+        final long chunk = Math.max(1, COMBINE_CHUNK_BYTES / size);
+        final ByteBuffer accBuffer = ByteBuffer.wrap(acc);
         for (int k = 0; k < pieces.length; k++) {
             pieces[k].join();
-            final long first = k * segment;
-            final int elements = (int) Math.min(segment, count - first);
-            Op.combine(op, ByteBuffer.wrap(incoming, (int) first * size, elements * size).slice(),
-                ByteBuffer.wrap(acc, (int) (accFirst + first) * size, elements * size).slice(),
-                new Reductions.Element(type, elements));
+            final long pieceEnd = Math.min(count, (k + 1) * segment);
+            for (long first = k * segment; first < pieceEnd; first += chunk) {
+                final int elements = (int) Math.min(chunk, pieceEnd - first);
+                final int at = (int) ((accFirst + first) * size);
+                if (packFrom != null) {
+                    final Memory from = packFrom.at(first * size);
+                    Packer.pack(from, from.origin(), type, elements, DataRepresentation.NATIVE, 0, accBuffer, at,
+                        elements * size);
+                }
+                Op.combine(op, ByteBuffer.wrap(incoming, (int) first * size, elements * size).slice(),
+                    ByteBuffer.wrap(acc, at, elements * size).slice(), new Reductions.Element(type, elements));
+                if (unpackTo != null) {
+                    final Memory to = unpackTo.at(first * size);
+                    Packer.unpack(accBuffer, at, elements * size, to, to.origin(), type, elements,
+                        DataRepresentation.NATIVE, 0);
+                }
+            }
         }
     }
 

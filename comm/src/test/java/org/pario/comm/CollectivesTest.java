@@ -218,6 +218,42 @@ class CollectivesTest {
         }
     }
 
+    @ParameterizedTest(name = "{0}, {1} ranks")
+    @MethodSource("largeReductionRanks")
+    void largeAllreducesCombineEveryPieceAndChunk(final Transport transport, final int n) {
+        // an odd count above 2 MiB: at 2 ranks each half comes in several 512 KiB pieces, each combined in chunks
+        // with a short last one, and the result is unpacked chunk by chunk; in place and from a separate buffer
+        final int count = 300_001;
+        transport.run(n, world -> {
+            final long[] mine = new long[count];
+            for (int k = 0; k < count; k++) {
+                mine[k] = (world.rank() + 1L) * (k + 1) + (k % 7 == 0 ? -3 * k : 0);
+            }
+            final long[] expected = new long[count];
+            for (int k = 0; k < count; k++) {
+                for (int r = 0; r < n; r++) {
+                    expected[k] += (r + 1L) * (k + 1) + (k % 7 == 0 ? -3 * k : 0);
+                }
+            }
+            final long[] sum = new long[count];
+            world.allreduce(mine, sum, count, Datatype.LONG, Op.SUM);
+            assertArrayEquals(expected, sum);
+            final long[] untouched = mine.clone();
+            world.allreduce(Communicator.IN_PLACE, mine, count, Datatype.LONG, Op.SUM);
+            assertArrayEquals(expected, mine);
+            final long[] max = new long[count];
+            world.allreduce(untouched, max, count, Datatype.LONG, Op.MAX);
+            for (int k = 0; k < count; k++) {
+                assertEquals(Math.max(n * (k + 1L) + (k % 7 == 0 ? -3 * k : 0), (k + 1L) + (k % 7 == 0 ? -3 * k : 0)),
+                    max[k], "element " + k);
+            }
+        });
+    }
+
+    static java.util.stream.Stream<Arguments> largeReductionRanks() {
+        return transportsWith(1, 2, 4, 8);
+    }
+
     /** Every transport with each of the given rank counts. */
     static java.util.stream.Stream<Arguments> transportsWith(final Integer... ranks) {
         return java.util.stream.Stream.of(Transport.values())
