@@ -16,8 +16,11 @@ import org.pario.datatypes.Datatype;
  * direct {@code ByteBuffer}s.
  *
  * <p>Usage: {@code pario launch -n N -- java -Dpario.sharedMemory=false -cp benchmarks.jar
- * org.pario.bench.OpLoop ITERATIONS barrier|allreduce|bcast|gather|alltoall [BYTES [direct]]} (BYTES per rank,
- * default 8)
+ * org.pario.bench.OpLoop ITERATIONS barrier|allreduce|bcast|gather|alltoall [BYTES [direct|timed]]} (BYTES per
+ * rank, default 8). {@code timed} times each call after a barrier instead, as {@code pario bench comm} does, and
+ * also prints, per rank, the median time at which it left the barrier and ended the call, counted from the first
+ * rank to leave the barrier ({@link System#nanoTime()} is one clock for all processes of a Linux host): how much of
+ * a call's time is waiting for ranks that left the barrier later.
  */
 public final class OpLoop {
     private OpLoop() {
