@@ -828,7 +828,7 @@ final class Collectives {
                     Packer.pack(from, from.origin(), type, elements, DataRepresentation.NATIVE, 0, accBuffer, at,
                         elements * size);
                 }
-                Op.combine(op, ByteBuffer.wrap(incoming, (int) first * size, elements * size).slice(),
+                Op.combine(op, ByteBuffer.wrap(incoming, (int) (first * size), elements * size).slice(),
                     ByteBuffer.wrap(acc, at, elements * size).slice(), new Reductions.Element(type, elements));
                 if (unpackTo != null) {
                     final Memory to = unpackTo.at(first * size);
