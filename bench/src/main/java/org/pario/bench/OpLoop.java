@@ -107,16 +107,20 @@ public final class OpLoop {
                     n, bytes, worst[0], median[0]);
                 final StringBuilder line = new StringBuilder("  per rank, median us: barrier exit after first /"
                     + " call end after first exit:");
+                // when the first rank of each call left the barrier
+                final long[] first = new long[iterations];
+                java.util.Arrays.fill(first, Long.MAX_VALUE);
+                for (int q = 0; q < n; q++) {
+                    for (int i = 0; i < iterations; i++) {
+                        first[i] = Math.min(first[i], allStamps[q * 2 * iterations + 2 * i]);
+                    }
+                }
                 for (int r = 0; r < n; r++) {
                     final double[] exit = new double[iterations];
                     final double[] done = new double[iterations];
                     for (int i = 0; i < iterations; i++) {
-                        long first = Long.MAX_VALUE;
-                        for (int q = 0; q < n; q++) {
-                            first = Math.min(first, allStamps[q * 2 * iterations + 2 * i]);
-                        }
-                        exit[i] = (allStamps[r * 2 * iterations + 2 * i] - first) / 1e3;
-                        done[i] = (allStamps[r * 2 * iterations + 2 * i + 1] - first) / 1e3;
+                        exit[i] = (allStamps[r * 2 * iterations + 2 * i] - first[i]) / 1e3;
+                        done[i] = (allStamps[r * 2 * iterations + 2 * i + 1] - first[i]) / 1e3;
                     }
                     java.util.Arrays.sort(exit);
                     java.util.Arrays.sort(done);

@@ -18,8 +18,9 @@ import org.pario.datatypes.Memory;
 /**
  * Over TCP (epoll and NIO), data for a receive whose memory is one run of a direct buffer is read by the socket
  * straight into that memory, eager and rendezvous messages alike, from one rank or from several at once (and, when
- * {@code pario.inPlaceMinStreams} asks for two, only from several). Every byte must land where unpacking would have put it, bytes beyond the message and the gaps of other
- * receive types must stay untouched, and frames that follow the data on the same connection must still be decoded.
+ * {@code pario.inPlaceMinStreams} asks for two, only from several). Every byte must land where unpacking would have
+ * put it, bytes beyond the message and the gaps of other receive types must stay untouched, and frames that follow
+ * the data on the same connection must still be decoded.
  */
 @Timeout(120)
 class InPlaceReceiveTest {
