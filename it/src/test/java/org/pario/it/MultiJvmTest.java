@@ -29,17 +29,27 @@ class MultiJvmTest {
     }
 
     private List<Process> start(final int n, final String mode) throws IOException {
+        return start(n, r -> java(mode));
+    }
+
+    private List<Process> start(final int n, final java.util.function.IntFunction<List<String>> command)
+        throws IOException {
+        return start(n, command, 2);
+    }
+
+    private List<Process> start(final int n, final java.util.function.IntFunction<List<String>> command,
+                                final int failureTimeoutSeconds) throws IOException {
         final String job = "test-" + UUID.randomUUID();
         final List<Process> ranks = new ArrayList<>();
         for (int r = 0; r < n; r++) {
-            final ProcessBuilder pb = new ProcessBuilder(java(mode)).redirectErrorStream(true);
+            final ProcessBuilder pb = new ProcessBuilder(command.apply(r)).redirectErrorStream(true);
             pb.environment().put("PARIO_RANK", Integer.toString(r));
             pb.environment().put("PARIO_SIZE", Integer.toString(n));
             pb.environment().put("PARIO_JOB", job);
             pb.environment().put("PARIO_RENDEZVOUS_DIR", rendezvous.toString());
             pb.environment().put("PARIO_BIND", "127.0.0.1");
             pb.environment().put("PARIO_STARTUP_TIMEOUT", "60");
-            pb.environment().put("PARIO_FAILURE_TIMEOUT", "2");
+            pb.environment().put("PARIO_FAILURE_TIMEOUT", Integer.toString(failureTimeoutSeconds));
             ranks.add(pb.start());
         }
         return ranks;
@@ -59,6 +69,45 @@ class MultiJvmTest {
             assertTrue(out.contains("rank " + r + " ok of 4"), "rank " + r + " printed:\n" + out);
             assertEquals(0, ranks.get(r).exitValue(), out);
         }
+    }
+
+    /**
+     * A message beyond 2 GiB (2.25 GiB, more than one Netty buffer and more than an {@code int} of bytes) from a
+     * derived type into a plain array: every value arrives, and the status counts every byte. The receiver is frozen
+     * for 8 s as the message leaves, so the sender, which finishes once its send returns, must keep its connection
+     * open until the data has drained, past any fixed bound on leaving (it gives up only after the failure timeout,
+     * 20 s here, without progress). Rank 0 holds a third of the data and its packed copy, rank 1 the array it
+     * receives into.
+     */
+    @Test
+    void aMessageBeyondTwoGibArrivesWholeThroughAStalledReceiver() throws Exception {
+        final long bytes = 8L * HugeMessageMain.BLOCK * HugeMessageMain.BLOCKS;
+        final List<Process> ranks = start(2, r -> List.of(Path.of(System.getProperty("java.home"), "bin", "java")
+                .toString(), r == 0 ? "-Xmx1200m" : "-Xmx2700m", "-XX:MaxDirectMemorySize=3g",
+            "-Dpario.sharedMemory=false", "-cp", System.getProperty("java.class.path"),
+            HugeMessageMain.class.getName()), 20);
+        final java.io.BufferedReader rank0 = new java.io.BufferedReader(
+            new java.io.InputStreamReader(ranks.get(0).getInputStream(), StandardCharsets.UTF_8));
+        final String line = rank0.readLine();
+        assertEquals("rank 0 sending", line);
+        final long pid = ranks.get(1).pid();
+        new ProcessBuilder("bash", "-c", "kill -STOP " + pid).start().waitFor();
+        try {
+            // the fault itself: how long the receiver stays frozen
+            Thread.sleep(8000);
+        } finally {
+            new ProcessBuilder("bash", "-c", "kill -CONT " + pid).start().waitFor();
+        }
+        final StringBuilder out0 = new StringBuilder();
+        for (String l = rank0.readLine(); l != null; l = rank0.readLine()) {
+            out0.append(l).append('\n');
+        }
+        assertTrue(ranks.get(0).waitFor(60, TimeUnit.SECONDS));
+        assertTrue(out0.toString().contains("rank 0 ok " + bytes), "rank 0 printed:\n" + out0);
+        final String out1 = output(ranks.get(1));
+        assertTrue(out1.contains("rank 1 ok " + bytes), "rank 1 printed:\n" + out1);
+        assertEquals(0, ranks.get(0).exitValue(), out0.toString());
+        assertEquals(0, ranks.get(1).exitValue(), out1);
     }
 
     @Test

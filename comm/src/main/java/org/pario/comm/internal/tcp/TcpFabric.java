@@ -411,7 +411,8 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
             endpoint.deliver(m);
             return;
         }
-        write(worldDest, Frames.data(outbound[worldDest].alloc(), m));
+        final ByteBuf[] parts = Frames.data(outbound[worldDest].alloc(), m);
+        gate(outbound[worldDest]).write(parts, f -> failedSend(worldDest, f));
     }
 
     private static Gate gate(final Channel outboundChannel) {
@@ -484,9 +485,13 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
                      final long count, final int[] group) {
         final long bytes = org.pario.datatypes.Packer.packedSize(type, count,
             org.pario.datatypes.DataRepresentation.NATIVE);
-        if (worldDest == rank || bytes > Message.CHUNK) {
-            // to itself, or beyond 1 GiB: one message in 1 GiB chunks, eagerly
+        if (worldDest == rank) {
             super.send(worldDest, context, source, tag, memory, type, count, group);
+            return;
+        }
+        if (bytes > Message.CHUNK) {
+            // beyond 1 GiB: one message in 1 GiB chunks, eagerly
+            send(worldDest, MessageAccess.packDirect(context, source, tag, memory, type, count), group);
             return;
         }
         checkAlive(worldDest);
@@ -1191,7 +1196,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         }
         for (final Channel ch : outbound) {
             if (ch != null) {
-                ch.closeFuture().awaitUninterruptibly(5, TimeUnit.SECONDS);
+                awaitClosed(ch);
             }
         }
         server.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
@@ -1201,6 +1206,29 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         spareBuffers.close();
         if (sharedMemory != null) {
             sharedMemory.close();
+        }
+    }
+
+    /**
+     * Waits until a connection whose goodbye is written has closed: for as long as what it has still to write keeps
+     * changing, and at most 5 s or the failure timeout, whichever is longer, once it stops changing. A message sent
+     * eagerly before the goodbye is the sender's to deliver, and one beyond 1 GiB can take longer than any fixed
+     * bound to drain into a live receiver.
+     */
+    private void awaitClosed(final Channel ch) {
+        final long stallNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(5000, failureTimeoutMillis));
+        long unwritten = -1;
+        long changed = System.nanoTime();
+        while (!ch.closeFuture().awaitUninterruptibly(50, TimeUnit.MILLISECONDS)) {
+            final io.netty.channel.ChannelOutboundBuffer buffer = ch.unsafe().outboundBuffer();
+            final long now = System.nanoTime();
+            final long left = buffer == null ? 0 : buffer.totalPendingWriteBytes();
+            if (left != unwritten) {
+                unwritten = left;
+                changed = now;
+            } else if (now - changed > stallNanos) {
+                return;
+            }
         }
     }
 
