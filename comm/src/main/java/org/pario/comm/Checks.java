@@ -22,6 +22,19 @@ final class Checks {
         return type;
     }
 
+    /** A datatype per rank, none of them null. */
+    static void types(final String name, final Datatype[] types, final int expected) {
+        if (types == null || types.length != expected) {
+            throw ParioException.argument(name + " must have one entry per rank (" + expected + "), got "
+                + (types == null ? "null" : types.length));
+        }
+        for (int i = 0; i < types.length; i++) {
+            if (types[i] == null) {
+                throw ParioException.argument(name + "[" + i + "] must be a datatype, got null");
+            }
+        }
+    }
+
     static void length(final String name, final long[] values, final int expected) {
         if (values == null || values.length != expected) {
             throw ParioException.argument(name + " must have one entry per rank (" + expected + "), got "

@@ -438,17 +438,27 @@ final class Collectives {
                           final long[] sdispls, final Datatype sendtype, final Object recvbuf, final long[] recvcounts,
                           final long[] rdispls, final Datatype recvtype) {
         final int n = c.size();
-        final long[] sd = new long[n];
+        final boolean inPlace = sendbuf == Communicator.IN_PLACE;
+        // in place, MPI ignores the send arguments: they may be null
+        final long[] sd = inPlace ? null : new long[n];
         final long[] rd = new long[n];
-        Checks.length("sdispls", sdispls, n);
+        if (!inPlace) {
+            Checks.length("sdispls", sdispls, n);
+            Checks.type(sendtype);
+        }
         Checks.length("rdispls", rdispls, n);
+        Checks.type(recvtype);
         for (int i = 0; i < n; i++) {
-            sd[i] = Math.multiplyExact(sdispls[i], sendtype.extent());
+            if (!inPlace) {
+                sd[i] = Math.multiplyExact(sdispls[i], sendtype.extent());
+            }
             rd[i] = Math.multiplyExact(rdispls[i], recvtype.extent());
         }
-        final Datatype[] st = new Datatype[n];
+        final Datatype[] st = inPlace ? null : new Datatype[n];
         final Datatype[] rt = new Datatype[n];
-        Arrays.fill(st, sendtype);
+        if (!inPlace) {
+            Arrays.fill(st, sendtype);
+        }
         Arrays.fill(rt, recvtype);
         alltoallw(c, seq, sendbuf, sendcounts, sd, st, recvbuf, recvcounts, rd, rt);
     }
@@ -461,6 +471,7 @@ final class Collectives {
         final int me = c.rank;
         Checks.length("recvcounts", recvcounts, n);
         Checks.length("rdispls", rdispls, n);
+        Checks.types("recvtypes", recvtypes, n);
         final Memory out = memory("recvbuf", recvbuf);
         Memory in;
         long[] scounts = sendcounts;
@@ -489,6 +500,7 @@ final class Collectives {
         } else {
             Checks.length("sendcounts", sendcounts, n);
             Checks.length("sdispls", sdispls, n);
+            Checks.types("sendtypes", sendtypes, n);
             in = memory("sendbuf", sendbuf);
         }
         if (n == 1 || allAtOnce(scounts, stypes, recvcounts, recvtypes)) {

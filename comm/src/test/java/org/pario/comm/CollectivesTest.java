@@ -305,6 +305,93 @@ class CollectivesTest {
         return java.util.stream.IntStream.rangeClosed(1, 7);
     }
 
+    /** Ints of rank {@code src}'s alltoallw send buffer reserved for each destination (byte displacement 64 j). */
+    private static final int W_SPAN = 16;
+
+    /** How many elements rank {@code src} sends rank {@code dest} in the alltoallw test. */
+    private static int wCount(final int src, final int dest) {
+        return (src + 2 * dest) % 4;
+    }
+
+    /**
+     * alltoallw: each destination gets its own datatype (even ranks plain ints, odd ranks every other int of a
+     * {@code vector}), count (0 to 3 elements) and byte displacement; each source lands through its own receive type
+     * (pairs of ints on odd receivers) at its own byte displacement, bytes between blocks untouched; once more
+     * nonblocking. Then in place with symmetric counts, and alltoallv in place with null send arguments.
+     */
+    @ParameterizedTest(name = "{0}, {1} ranks")
+    @MethodSource("transportsAndRanks")
+    void alltoallwWithTypesAndByteDisplacements(final Transport transport, final int n) {
+        final Datatype strided = Datatype.vector(2, 1, 2, Datatype.INT);
+        final Datatype pair = Datatype.contiguous(2, Datatype.INT);
+        transport.run(n, world -> {
+            final int me = world.rank();
+            final int[] send = new int[W_SPAN * n];
+            Arrays.setAll(send, k -> me * 10000 + k);
+            final long[] scounts = new long[n];
+            final long[] sdispls = new long[n];
+            final Datatype[] stypes = new Datatype[n];
+            final long[] rcounts = new long[n];
+            final long[] rdispls = new long[n];
+            final Datatype[] rtypes = new Datatype[n];
+            for (int j = 0; j < n; j++) {
+                scounts[j] = wCount(me, j);
+                sdispls[j] = 4L * W_SPAN * j;
+                stypes[j] = j % 2 == 0 ? Datatype.INT : strided;
+                rcounts[j] = wCount(j, me);
+                rdispls[j] = 4L * W_SPAN * j;
+                rtypes[j] = me % 2 == 0 ? Datatype.INT : pair;
+            }
+            for (int round = 0; round < 2; round++) {
+                final int[] recv = new int[W_SPAN * n];
+                Arrays.fill(recv, -1);
+                if (round == 0) {
+                    world.alltoallw(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes);
+                } else {
+                    world.ialltoallw(send, scounts, sdispls, stypes, recv, rcounts, rdispls, rtypes).join();
+                }
+                final int[] expected = new int[W_SPAN * n];
+                Arrays.fill(expected, -1);
+                for (int src = 0; src < n; src++) {
+                    // what src packed for me: its ints from 16 me on, one per element or two, 3 apart, for odd me
+                    int at = W_SPAN * src;
+                    for (int e = 0; e < wCount(src, me); e++) {
+                        if (me % 2 == 0) {
+                            expected[at++] = src * 10000 + W_SPAN * me + e;
+                        } else {
+                            expected[at++] = src * 10000 + W_SPAN * me + 3 * e;
+                            expected[at++] = src * 10000 + W_SPAN * me + 3 * e + 2;
+                        }
+                    }
+                }
+                assertArrayEquals(expected, recv, "rank " + me + ", round " + round);
+            }
+            // in place: the blocks to send are read from the receive buffer, as its counts and types lay them out
+            final int[] buf = new int[W_SPAN * n];
+            final long[] counts = new long[n];
+            final Datatype[] types = new Datatype[n];
+            for (int j = 0; j < n; j++) {
+                counts[j] = (me + j) % 3;
+                types[j] = Datatype.INT;
+                for (int e = 0; e < counts[j]; e++) {
+                    buf[W_SPAN * j + e] = me * 100 + j * 10 + e;
+                }
+            }
+            final int[] vbuf = buf.clone();
+            world.alltoallw(Communicator.IN_PLACE, null, null, null, buf, counts, rdispls, types);
+            // alltoallv in place too, its send arguments ignored (null), displacements in extents
+            final long[] vdispls = new long[n];
+            Arrays.setAll(vdispls, j -> (long) W_SPAN * j);
+            world.alltoallv(Communicator.IN_PLACE, null, null, null, vbuf, counts, vdispls, Datatype.INT);
+            for (int j = 0; j < n; j++) {
+                for (int e = 0; e < counts[j]; e++) {
+                    assertEquals(j * 100 + me * 10 + e, buf[W_SPAN * j + e], "in place, from rank " + j);
+                    assertEquals(j * 100 + me * 10 + e, vbuf[W_SPAN * j + e], "alltoallv in place, from rank " + j);
+                }
+            }
+        });
+    }
+
     @ParameterizedTest(name = "{0}, {1} ranks")
     @MethodSource("transportsAndRanks")
     void vectorVariantsWithVaryingCounts(final Transport transport, final int n) {

@@ -154,6 +154,14 @@ class PointToPointTest {
                 .getMessage().contains("count must be >= 0, got -1"));
             assertTrue(assertThrows(ParioException.class, () -> world.bcast(new int[1], 1, Datatype.INT, 5))
                 .getMessage().contains("root must be a rank in [0, 2), got 5"));
+            final long[] two = {0, 0};
+            final Datatype[] ints = {Datatype.INT, Datatype.INT};
+            assertTrue(assertThrows(ParioException.class, () -> world.alltoallw(new int[2], two, two, ints,
+                new int[2], two, two, new Datatype[] {Datatype.INT})).getMessage()
+                .contains("recvtypes must have one entry per rank (2), got 1"));
+            assertTrue(assertThrows(ParioException.class, () -> world.alltoallw(new int[2], two, two,
+                new Datatype[] {Datatype.INT, null}, new int[2], two, two, ints)).getMessage()
+                .contains("sendtypes[1] must be a datatype, got null"));
         });
     }
 }
