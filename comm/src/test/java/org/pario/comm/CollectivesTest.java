@@ -305,6 +305,126 @@ class CollectivesTest {
         return java.util.stream.IntStream.rangeClosed(1, 7);
     }
 
+    /**
+     * IN_PLACE wherever MPI allows it, each against the same call without it: gather and gatherv (the root's block
+     * already in its receive buffer), scatter and scatterv (the root's block left in its send buffer), allgather and
+     * allgatherv (every rank's block in place), alltoall, reduce at the root, scan, exscan (rank 0's result
+     * undefined, so not compared) and reduce_scatter_block. The send arguments an in-place rank passes are ignored,
+     * so they are nonsense here (null types, counts of -1 where MPI ignores them).
+     */
+    @ParameterizedTest(name = "{0}, {1} ranks")
+    @MethodSource("transportsAndRanks")
+    void inPlaceWhereverMpiAllowsIt(final Transport transport, final int n) {
+        final int k = 3;
+        transport.run(n, world -> {
+            final int me = world.rank();
+            final int root = n / 2;
+            final long[] mine = new long[k];
+            Arrays.setAll(mine, i -> me * 100L + i);
+            final long[] counts = new long[n];
+            final long[] displs = new long[n];
+            long total = 0;
+            for (int r = 0; r < n; r++) {
+                counts[r] = r % 3;
+                displs[r] = total + 1;
+                total += counts[r] + 1;
+            }
+            // gather
+            final long[] gathered = new long[k * n];
+            world.gather(mine, k, Datatype.LONG, gathered, k, Datatype.LONG, root);
+            final long[] gatheredInPlace = new long[k * n];
+            if (me == root) {
+                System.arraycopy(mine, 0, gatheredInPlace, k * root, k);
+                world.gather(Communicator.IN_PLACE, -1, null, gatheredInPlace, k, Datatype.LONG, root);
+                assertArrayEquals(gathered, gatheredInPlace, "gather");
+            } else {
+                world.gather(mine, k, Datatype.LONG, null, 0, null, root);
+            }
+            // gatherv
+            final long[] gv = new long[(int) total];
+            world.gatherv(mine, counts[me], Datatype.LONG, gv, counts, displs, Datatype.LONG, root);
+            if (me == root) {
+                final long[] gvInPlace = new long[(int) total];
+                System.arraycopy(mine, 0, gvInPlace, (int) displs[root], (int) counts[root]);
+                world.gatherv(Communicator.IN_PLACE, -1, null, gvInPlace, counts, displs, Datatype.LONG, root);
+                assertArrayEquals(gv, gvInPlace, "gatherv");
+            } else {
+                world.gatherv(mine, counts[me], Datatype.LONG, null, null, null, null, root);
+            }
+            // scatter: the root sends what it gathered, and keeps its own block where it is
+            final long[] part = new long[k];
+            world.scatter(gathered, k, Datatype.LONG, part, k, Datatype.LONG, root);
+            assertArrayEquals(mine, part, "scatter");
+            final long[] part2 = new long[k];
+            if (me == root) {
+                world.scatter(gathered, k, Datatype.LONG, Communicator.IN_PLACE, -1, null, root);
+            } else {
+                world.scatter(null, 0, null, part2, k, Datatype.LONG, root);
+                assertArrayEquals(mine, part2, "scatter in place, at a leaf");
+            }
+            // scatterv
+            final long[] vpart = new long[(int) counts[me]];
+            if (me == root) {
+                world.scatterv(gv, counts, displs, Datatype.LONG, Communicator.IN_PLACE, -1, null, root);
+            } else {
+                world.scatterv(null, null, null, null, vpart, counts[me], Datatype.LONG, root);
+                assertArrayEquals(Arrays.copyOf(mine, (int) counts[me]), vpart, "scatterv in place, at a leaf");
+            }
+            // allgather and allgatherv
+            final long[] all = new long[k * n];
+            world.allgather(mine, k, Datatype.LONG, all, k, Datatype.LONG);
+            final long[] allInPlace = new long[k * n];
+            System.arraycopy(mine, 0, allInPlace, k * me, k);
+            world.allgather(Communicator.IN_PLACE, -1, null, allInPlace, k, Datatype.LONG);
+            assertArrayEquals(all, allInPlace, "allgather");
+            final long[] allv = new long[(int) total];
+            world.allgatherv(mine, counts[me], Datatype.LONG, allv, counts, displs, Datatype.LONG);
+            final long[] allvInPlace = new long[(int) total];
+            System.arraycopy(mine, 0, allvInPlace, (int) displs[me], (int) counts[me]);
+            world.allgatherv(Communicator.IN_PLACE, -1, null, allvInPlace, counts, displs, Datatype.LONG);
+            assertArrayEquals(allv, allvInPlace, "allgatherv");
+            // alltoall: block j of rank i is i * 100 + j
+            final long[] blocks = new long[n];
+            Arrays.setAll(blocks, j -> me * 100L + j);
+            final long[] swapped = new long[n];
+            world.alltoall(blocks, 1, Datatype.LONG, swapped, 1, Datatype.LONG);
+            final long[] swappedInPlace = blocks.clone();
+            world.alltoall(Communicator.IN_PLACE, -1, null, swappedInPlace, 1, Datatype.LONG);
+            assertArrayEquals(swapped, swappedInPlace, "alltoall");
+            // reduce at the root, scan, exscan
+            final long[] sum = new long[k];
+            world.reduce(mine, sum, k, Datatype.LONG, Op.SUM, root);
+            final long[] sumInPlace = mine.clone();
+            world.reduce(me == root ? Communicator.IN_PLACE : mine, me == root ? sumInPlace : null, k, Datatype.LONG,
+                Op.SUM, root);
+            if (me == root) {
+                assertArrayEquals(sum, sumInPlace, "reduce");
+            }
+            final long[] scanned = new long[k];
+            world.scan(mine, scanned, k, Datatype.LONG, Op.SUM);
+            final long[] scannedInPlace = mine.clone();
+            world.scan(Communicator.IN_PLACE, scannedInPlace, k, Datatype.LONG, Op.SUM);
+            assertArrayEquals(scanned, scannedInPlace, "scan");
+            final long[] ex = new long[k];
+            world.exscan(mine, ex, k, Datatype.LONG, Op.SUM);
+            final long[] exInPlace = mine.clone();
+            world.exscan(Communicator.IN_PLACE, exInPlace, k, Datatype.LONG, Op.SUM);
+            if (me > 0) {
+                assertArrayEquals(ex, exInPlace, "exscan");
+            }
+            // reduce_scatter_block: block j of rank i is i + j, k longs each
+            final long[] operand = new long[k * n];
+            Arrays.setAll(operand, i -> me + i / k);
+            final long[] block = new long[k];
+            world.reduceScatterBlock(operand, block, k, Datatype.LONG, Op.SUM);
+            final long[] blockInPlace = operand.clone();
+            world.reduceScatterBlock(Communicator.IN_PLACE, blockInPlace, k, Datatype.LONG, Op.SUM);
+            assertArrayEquals(block, Arrays.copyOf(blockInPlace, k), "reduce_scatter_block");
+            final long expected = (long) n * (n - 1) / 2 + (long) n * me;
+            assertEquals(expected, block[0], "reduce_scatter_block value");
+        });
+    }
+
     /** Ints of rank {@code src}'s alltoallw send buffer reserved for each destination (byte displacement 64 j). */
     private static final int W_SPAN = 16;
 
