@@ -473,35 +473,28 @@ final class Collectives {
         Checks.length("rdispls", rdispls, n);
         Checks.types("recvtypes", recvtypes, n);
         final Memory out = memory("recvbuf", recvbuf);
-        Memory in;
+        // where the block for each rank starts, with the send counts and types
+        final java.util.function.IntFunction<Memory> source;
         long[] scounts = sendcounts;
-        long[] sdis = sdispls;
         Datatype[] stypes = sendtypes;
         if (sendbuf == Communicator.IN_PLACE) {
-            // the data to send is in the receive buffer: take a packed copy of each block before overwriting it
+            // the data to send is in the receive buffer: take a packed copy of each block before overwriting it (one
+            // array per block, so that the blocks together may pass 2 GiB)
             final byte[][] blocks = new byte[n][];
             scounts = new long[n];
-            sdis = new long[n];
             stypes = new Datatype[n];
-            long total = 0;
             for (int i = 0; i < n; i++) {
                 blocks[i] = Packer.pack(out.at(rdispls[i]), recvtypes[i], recvcounts[i]);
-                total += blocks[i].length;
-            }
-            final byte[] all = new byte[Math.toIntExact(total)];
-            for (int i = 0, at = 0; i < n; i++) {
-                System.arraycopy(blocks[i], 0, all, at, blocks[i].length);
                 scounts[i] = blocks[i].length;
-                sdis[i] = at;
                 stypes[i] = Datatype.BYTE;
-                at += blocks[i].length;
             }
-            in = Memory.of(all);
+            source = i -> Memory.of(blocks[i]);
         } else {
             Checks.length("sendcounts", sendcounts, n);
             Checks.length("sdispls", sdispls, n);
             Checks.types("sendtypes", sendtypes, n);
-            in = memory("sendbuf", sendbuf);
+            final Memory in = memory("sendbuf", sendbuf);
+            source = i -> in.at(sdispls[i]);
         }
         if (n == 1 || allAtOnce(scounts, stypes, recvcounts, recvtypes)) {
             // every receive posted and every block sent before any wait: one round of waiting instead of n - 1
@@ -513,9 +506,10 @@ final class Collectives {
             }
             for (int step = 1; step < n; step++) {
                 final int dest = (me + step) % n;
-                send(c, in.at(sdis[dest]), scounts[dest], stypes[dest], dest, tag(seq, 0));
+                send(c, source.apply(dest), scounts[dest], stypes[dest], dest, tag(seq, 0));
             }
-            copyOwnBlock(in, sdis, scounts, stypes, out, rdispls, recvcounts, recvtypes, me);
+            copyOwnBlock(source.apply(me), scounts[me], stypes[me], out.at(rdispls[me]), recvcounts[me],
+                recvtypes[me]);
             for (int step = 1; step < n; step++) {
                 posted[step].join();
             }
@@ -526,9 +520,10 @@ final class Collectives {
             final int src = (me - step + n) % n;
             final Pending r = irecv(c, out.at(rdispls[src]), recvcounts[src], recvtypes[src], src,
                 tag(seq, 0));
-            send(c, in.at(sdis[dest]), scounts[dest], stypes[dest], dest, tag(seq, 0));
+            send(c, source.apply(dest), scounts[dest], stypes[dest], dest, tag(seq, 0));
             if (step == 1) {
-                copyOwnBlock(in, sdis, scounts, stypes, out, rdispls, recvcounts, recvtypes, me);
+                copyOwnBlock(source.apply(me), scounts[me], stypes[me], out.at(rdispls[me]), recvcounts[me],
+                    recvtypes[me]);
             }
             r.join();
         }
@@ -538,10 +533,9 @@ final class Collectives {
      * A rank's own block of an alltoall: copied once its first blocks are on their way, so the exchange does not
      * wait for it.
      */
-    private static void copyOwnBlock(final Memory in, final long[] sdis, final long[] scounts, final Datatype[] stypes,
-                                     final Memory out, final long[] rdispls, final long[] recvcounts,
-                                     final Datatype[] recvtypes, final int me) {
-        Packer.copy(in.at(sdis[me]), stypes[me], scounts[me], out.at(rdispls[me]), recvtypes[me], recvcounts[me]);
+    private static void copyOwnBlock(final Memory from, final long count, final Datatype type, final Memory to,
+                                     final long recvcount, final Datatype recvtype) {
+        Packer.copy(from, type, count, to, recvtype, recvcount);
     }
 
     /** @return whether every block this rank sends or receives is at most the all-at-once limit */
