@@ -67,6 +67,45 @@ class TwoPhaseTest {
             new long[] {Datatype.DISTRIBUTE_DFLT_DARG}, new long[] {ranks}, Order.C, Datatype.DOUBLE);
     }
 
+    /**
+     * One collective call of more than 2 GiB per rank, through two aggregators: each of 2 ranks writes 2.25 GiB in
+     * 4 KiB runs interleaved with the other's (a 4.5 GiB file), from an array of 1000003 longs read 302 times over
+     * (an {@code hvector} of stride 0, so little memory is needed; the array's length is no multiple of the run, so
+     * data placed a run off would not compare equal), then reads it back piece by piece and compares every value.
+     */
+    @Test
+    @Timeout(300)
+    void aCallOfMoreThanTwoGibPerRankThroughAggregators() throws Exception {
+        final Path file = dir.resolve("huge.bin");
+        final int piece = 1_000_003;
+        final int pieces = 302;
+        final long perRank = 8L * piece * pieces;
+        assertTrue(perRank > Integer.MAX_VALUE);
+        LocalCluster.run(2, comm -> {
+            final int r = comm.rank();
+            final long[] data = new long[piece];
+            Arrays.setAll(data, k -> (long) r << 40 | k);
+            try (ParallelFile f = ParallelFile.open(comm, file.toString(), CREATE_RW,
+                Hints.of(Map.of("romio_cb_write", "enable", "romio_cb_read", "enable", "cb_config_list", "*:2")))) {
+                // enough runs for all of it: past its filetype a view would tile it again, over the other rank's runs
+                final long runs = (perRank + 4095) / 4096;
+                f.setView(4096L * r, Datatype.LONG, Datatype.vector(runs, 512, 1024, Datatype.LONG),
+                    DataRepresentation.NATIVE);
+                assertEquals(perRank, f.writeAtAll(0, data, 1, Datatype.hvector(pieces, piece, 0, Datatype.LONG))
+                    .bytes());
+                final long[] back = new long[piece];
+                for (int p = 0; p < pieces; p++) {
+                    Arrays.fill(back, -1);
+                    assertEquals(8L * piece, f.readAtAll((long) p * piece, back, piece, Datatype.LONG).bytes());
+                    assertArrayEquals(data, back, "rank " + r + ", piece " + p);
+                }
+            }
+        });
+        // rank 1's last run, shorter than 4 KiB, ends the file
+        final long runs = (perRank + 4095) / 4096;
+        assertEquals(4096 + 8192 * (runs - 1) + perRank - 4096 * (runs - 1), Files.size(file));
+    }
+
     @Test
     void aCyclicDarrayGoesToStorageAsFewLargeWrites() throws Exception {
         final Path file = dir.resolve("cyclic.bin");
