@@ -425,6 +425,73 @@ class CollectivesTest {
         });
     }
 
+    /**
+     * Reductions whose operands pass the slice size (made 1000 bytes here, 1 GiB by default, where one Java array
+     * would no longer hold them) are reduced slice by slice with the same results as whole: allreduce (in place and
+     * not, and a Rabenseifner-sized operand in 1 MiB slices), reduce at the last rank, scan and exscan, and a
+     * non-commutative user operation, all against the values computed directly.
+     */
+    @ParameterizedTest(name = "{0}, {1} ranks")
+    @MethodSource("transportsAndRanks")
+    void reductionsLargerThanASliceGoSliceBySlice(final Transport transport, final int n) {
+        final long before = Collectives.reductionSliceBytes;
+        final int count = 12_345;
+        final Op leftmost = Op.create("LEFTMOST", false,
+            (in, inout, k, type) -> inout.put(0, in, 0, (int) (k * 8)));
+        try {
+            transport.run(n, world -> {
+                final int me = world.rank();
+                final int last = n - 1;
+                final long[] mine = new long[count];
+                Arrays.setAll(mine, k -> me * 1_000_000L + k);
+                Collectives.reductionSliceBytes = 1000;
+                world.barrier();
+                final long[] sum = new long[count];
+                world.allreduce(mine, sum, count, Datatype.LONG, Op.SUM);
+                final long[] inPlace = mine.clone();
+                world.allreduce(Communicator.IN_PLACE, inPlace, count, Datatype.LONG, Op.SUM);
+                final long[] max = new long[count];
+                world.reduce(mine, me == last ? max : null, count, Datatype.LONG, Op.MAX, last);
+                final long[] scanned = new long[count];
+                world.scan(mine, scanned, count, Datatype.LONG, Op.SUM);
+                final long[] ex = new long[count];
+                world.exscan(mine, ex, count, Datatype.LONG, Op.SUM);
+                final long[] first = new long[count];
+                world.allreduce(mine, first, count, Datatype.LONG, leftmost);
+                final double[] big = data(me, 300_001);
+                final double[] bigSum = new double[big.length];
+                // the size is shared by the ranks' threads: every rank decides how to slice a call with the same one
+                world.barrier();
+                Collectives.reductionSliceBytes = 1 << 20;
+                world.allreduce(big, bigSum, big.length, Datatype.DOUBLE, Op.SUM);
+                world.barrier();
+                final long ranks = (long) n * (n - 1) / 2;
+                final long below = (long) me * (me - 1) / 2;
+                for (int k = 0; k < count; k++) {
+                    assertEquals(ranks * 1_000_000L + (long) n * k, sum[k], "allreduce at " + k);
+                    assertEquals(sum[k], inPlace[k], "allreduce in place at " + k);
+                    if (me == last) {
+                        assertEquals(last * 1_000_000L + k, max[k], "reduce at " + k);
+                    }
+                    assertEquals((below + me) * 1_000_000L + (long) (me + 1) * k, scanned[k], "scan at " + k);
+                    if (me > 0) {
+                        assertEquals(below * 1_000_000L + (long) me * k, ex[k], "exscan at " + k);
+                    }
+                    assertEquals(k, first[k], "rank 0's operand comes first, at " + k);
+                }
+                for (int k = 0; k < big.length; k += 997) {
+                    double expected = 0;
+                    for (int r = 0; r < n; r++) {
+                        expected += value(r, k);
+                    }
+                    assertEquals(expected, bigSum[k], 1e-6 * Math.abs(expected), "large allreduce at " + k);
+                }
+            });
+        } finally {
+            Collectives.reductionSliceBytes = before;
+        }
+    }
+
     /** Ints of rank {@code src}'s alltoallw send buffer reserved for each destination (byte displacement 64 j). */
     private static final int W_SPAN = 16;
 
