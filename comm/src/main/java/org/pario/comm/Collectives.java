@@ -631,8 +631,8 @@ final class Collectives {
     }
 
     /**
-     * The largest operand, in packed bytes per rank, that reduce, allreduce, scan and exscan combine in one piece
-     * ({@code -Dpario.reductionSliceBytes}, default 64 MiB, at most 2 GiB - 8). A larger operand is reduced slice by
+     * The largest operand, in packed bytes per rank, that reduce, allreduce, reduce_scatter (not in place), scan and
+     * exscan combine in one piece ({@code -Dpario.reductionSliceBytes}, default 64 MiB, at most 2 GiB - 8). A larger operand is reduced slice by
      * slice of whole elements, each slice a reduction of its own with the same call number on every rank; operations
      * act element by element (MPI lets user functions be called on parts of the count), so the slices' results make
      * the whole result. Partial results live in Java arrays, so without slices an operand could not pass 2 GiB, and
@@ -1044,6 +1044,31 @@ final class Collectives {
         for (int i = 0; i < n; i++) {
             Checks.count("recvcounts[" + i + "]", recvcounts[i]);
             total = Math.addExact(total, recvcounts[i]);
+        }
+        final long elementSize = Checks.type(type).size();
+        if (sendbuf != Communicator.IN_PLACE && elementSize > 0 && total > reductionSliceBytes / elementSize) {
+            // slice by slice of the whole operand, each rank getting the part of its block in the slice (in place the
+            // results would overwrite operand slices not yet reduced, so an in-place call stays whole)
+            final long per = Math.max(1, reductionSliceBytes / elementSize);
+            for (long first = 0; first < total; first += per) {
+                final long end = Math.min(total, first + per);
+                final long[] counts = new long[n];
+                long blockStart = 0;
+                long mine = 0;
+                for (int i = 0; i < n; i++) {
+                    final long from = Math.max(first, blockStart);
+                    final long to = Math.min(end, blockStart + recvcounts[i]);
+                    counts[i] = Math.max(0, to - from);
+                    if (i == c.rank) {
+                        mine = Math.max(0, from - blockStart);
+                    }
+                    blockStart += recvcounts[i];
+                }
+                reduceScatter(c, seq, sliceOf(sendbuf, Math.multiplyExact(first, type.extent())),
+                    counts[c.rank] == 0 ? recvbuf : sliceOf(recvbuf, Math.multiplyExact(mine, type.extent())), counts,
+                    type, op);
+            }
+            return;
         }
         final Reductions.Element e = Reductions.element(op, type, total);
         final byte[] packed = operand(c, sendbuf, recvbuf, total, type);

@@ -428,8 +428,9 @@ class CollectivesTest {
     /**
      * Reductions whose operands pass the slice size (made 1000 bytes here, 1 GiB by default, where one Java array
      * would no longer hold them) are reduced slice by slice with the same results as whole: allreduce (in place and
-     * not, and a Rabenseifner-sized operand in 1 MiB slices), reduce at the last rank, scan and exscan, and a
-     * non-commutative user operation, all against the values computed directly.
+     * not, and a Rabenseifner-sized operand in 1 MiB slices), reduce at the last rank, scan and exscan, a
+     * non-commutative user operation, and reduce_scatter with uneven and empty blocks cut across slices, all against
+     * the values computed directly.
      */
     @ParameterizedTest(name = "{0}, {1} ranks")
     @MethodSource("transportsAndRanks")
@@ -458,6 +459,26 @@ class CollectivesTest {
                 world.exscan(mine, ex, count, Datatype.LONG, Op.SUM);
                 final long[] first = new long[count];
                 world.allreduce(mine, first, count, Datatype.LONG, leftmost);
+                // reduce_scatter with uneven blocks (some empty) cut across slices: block i has (i % 3) * 100 + 7
+                // elements, or none for i % 4 == 1
+                final long[] blockCounts = new long[n];
+                long total = 0;
+                for (int r = 0; r < n; r++) {
+                    blockCounts[r] = r % 4 == 1 ? 0 : (r % 3) * 100 + 7;
+                    total += blockCounts[r];
+                }
+                final long[] operand = new long[(int) total];
+                Arrays.setAll(operand, k -> me * 1_000_000L + k);
+                final long[] myBlock = new long[(int) blockCounts[me]];
+                world.reduceScatter(operand, myBlock, blockCounts, Datatype.LONG, Op.SUM);
+                long myStart = 0;
+                for (int r = 0; r < me; r++) {
+                    myStart += blockCounts[r];
+                }
+                for (int k = 0; k < myBlock.length; k++) {
+                    assertEquals((long) n * (n - 1) / 2 * 1_000_000L + (long) n * (myStart + k), myBlock[k],
+                        "reduce_scatter at " + k);
+                }
                 final double[] big = data(me, 300_001);
                 final double[] bigSum = new double[big.length];
                 // the size is shared by the ranks' threads: every rank decides how to slice a call with the same one
