@@ -631,8 +631,8 @@ final class Collectives {
     }
 
     /**
-     * The largest operand, in packed bytes per rank, that reduce, allreduce, reduce_scatter (not in place), scan and
-     * exscan combine in one piece ({@code -Dpario.reductionSliceBytes}, default 64 MiB, at most 2 GiB - 8). A larger operand is reduced slice by
+     * The largest operand, in packed bytes per rank, that reduce, allreduce, reduce_scatter, scan and exscan
+     * combine in one piece ({@code -Dpario.reductionSliceBytes}, default 64 MiB, at most 2 GiB - 8). A larger operand is reduced slice by
      * slice of whole elements, each slice a reduction of its own with the same call number on every rank; operations
      * act element by element (MPI lets user functions be called on parts of the count), so the slices' results make
      * the whole result. Partial results live in Java arrays, so without slices an operand could not pass 2 GiB, and
@@ -1046,9 +1046,11 @@ final class Collectives {
             total = Math.addExact(total, recvcounts[i]);
         }
         final long elementSize = Checks.type(type).size();
-        if (sendbuf != Communicator.IN_PLACE && elementSize > 0 && total > reductionSliceBytes / elementSize) {
-            // slice by slice of the whole operand, each rank getting the part of its block in the slice (in place the
-            // results would overwrite operand slices not yet reduced, so an in-place call stays whole)
+        if (elementSize > 0 && total > reductionSliceBytes / elementSize) {
+            // slice by slice of the whole operand, each rank getting the part of its block in the slice. In place, a
+            // slice's operand is packed before its results land, and they land no further on than the slice ends,
+            // so in increasing order they never overwrite operand slices not yet reduced
+            final Object source = sendbuf == Communicator.IN_PLACE ? memory("recvbuf", recvbuf) : sendbuf;
             final long per = Math.max(1, reductionSliceBytes / elementSize);
             for (long first = 0; first < total; first += per) {
                 final long end = Math.min(total, first + per);
@@ -1064,7 +1066,7 @@ final class Collectives {
                     }
                     blockStart += recvcounts[i];
                 }
-                reduceScatter(c, seq, sliceOf(sendbuf, Math.multiplyExact(first, type.extent())),
+                reduceScatter(c, seq, sliceOf(source, Math.multiplyExact(first, type.extent())),
                     counts[c.rank] == 0 ? recvbuf : sliceOf(recvbuf, Math.multiplyExact(mine, type.extent())), counts,
                     type, op);
             }

@@ -429,8 +429,8 @@ class CollectivesTest {
      * Reductions whose operands pass the slice size (made 1000 bytes here, 1 GiB by default, where one Java array
      * would no longer hold them) are reduced slice by slice with the same results as whole: allreduce (in place and
      * not, and a Rabenseifner-sized operand in 1 MiB slices), reduce at the last rank, scan and exscan, a
-     * non-commutative user operation, and reduce_scatter with uneven and empty blocks cut across slices, all against
-     * the values computed directly.
+     * non-commutative user operation, and reduce_scatter (in place and not) with uneven and empty blocks cut across
+     * slices, all against the values computed directly.
      */
     @ParameterizedTest(name = "{0}, {1} ranks")
     @MethodSource("transportsAndRanks")
@@ -475,9 +475,12 @@ class CollectivesTest {
                 for (int r = 0; r < me; r++) {
                     myStart += blockCounts[r];
                 }
+                final long[] inPlaceBlock = operand.clone();
+                world.reduceScatter(Communicator.IN_PLACE, inPlaceBlock, blockCounts, Datatype.LONG, Op.SUM);
                 for (int k = 0; k < myBlock.length; k++) {
                     assertEquals((long) n * (n - 1) / 2 * 1_000_000L + (long) n * (myStart + k), myBlock[k],
                         "reduce_scatter at " + k);
+                    assertEquals(myBlock[k], inPlaceBlock[k], "reduce_scatter in place at " + k);
                 }
                 final double[] big = data(me, 300_001);
                 final double[] bigSum = new double[big.length];
