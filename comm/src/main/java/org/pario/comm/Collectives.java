@@ -478,14 +478,17 @@ final class Collectives {
         long[] scounts = sendcounts;
         Datatype[] stypes = sendtypes;
         if (sendbuf == Communicator.IN_PLACE) {
-            // the data to send is in the receive buffer: take a packed copy of each block before overwriting it (one
-            // array per block, so that the blocks together may pass 2 GiB)
-            final byte[][] blocks = new byte[n][];
+            // the data to send is in the receive buffer: take a packed copy of each block before overwriting it, in an
+            // array of longs per block, so that neither a block nor the blocks together are held to 2 GiB
+            final long[][] blocks = new long[n][];
             scounts = new long[n];
             stypes = new Datatype[n];
             for (int i = 0; i < n; i++) {
-                blocks[i] = Packer.pack(out.at(rdispls[i]), recvtypes[i], recvcounts[i]);
-                scounts[i] = blocks[i].length;
+                final long bytes = Packer.packedSize(recvtypes[i], recvcounts[i], DataRepresentation.NATIVE);
+                blocks[i] = new long[Math.toIntExact((bytes + 7) / 8)];
+                Packer.copy(out.at(rdispls[i]), recvtypes[i], recvcounts[i], Memory.of(blocks[i]), Datatype.BYTE,
+                    bytes);
+                scounts[i] = bytes;
                 stypes[i] = Datatype.BYTE;
             }
             source = i -> Memory.of(blocks[i]);
