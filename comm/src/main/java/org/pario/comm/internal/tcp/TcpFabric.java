@@ -1194,11 +1194,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
                     f -> gate.close());
             }
         }
-        for (final Channel ch : outbound) {
-            if (ch != null) {
-                awaitClosed(ch);
-            }
-        }
+        awaitClosed(outbound);
         server.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
         parked.values().forEach(this::release);
@@ -1210,24 +1206,42 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
     }
 
     /**
-     * Waits until a connection whose goodbye is written has closed: for as long as what it has still to write keeps
-     * changing, and at most 5 s or the failure timeout, whichever is longer, once it stops changing. A message sent
-     * eagerly before the goodbye is the sender's to deliver, and one beyond 1 GiB can take longer than any fixed
-     * bound to drain into a live receiver.
+     * Waits until the connections whose goodbyes are written have closed: for as long as what any of them has still
+     * to write keeps changing, and at most 5 s or the failure timeout, whichever is longer, once none changes. A
+     * message sent eagerly before the goodbye is the sender's to deliver, and one beyond 1 GiB can take longer than
+     * any fixed bound to drain into a live receiver; connections that stall (a peer stopped, or cut off) wait out
+     * that bound together, not one after the other.
      */
-    private void awaitClosed(final Channel ch) {
+    private void awaitClosed(final Channel[] channels) {
         final long stallNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(5000, failureTimeoutMillis));
-        long unwritten = -1;
+        final long[] unwritten = new long[channels.length];
+        java.util.Arrays.fill(unwritten, -1);
         long changed = System.nanoTime();
-        while (!ch.closeFuture().awaitUninterruptibly(50, TimeUnit.MILLISECONDS)) {
-            final io.netty.channel.ChannelOutboundBuffer buffer = ch.unsafe().outboundBuffer();
+        while (true) {
+            boolean open = false;
             final long now = System.nanoTime();
-            final long left = buffer == null ? 0 : buffer.totalPendingWriteBytes();
-            if (left != unwritten) {
-                unwritten = left;
-                changed = now;
-            } else if (now - changed > stallNanos) {
+            for (int i = 0; i < channels.length; i++) {
+                final Channel ch = channels[i];
+                if (ch == null || ch.closeFuture().isDone()) {
+                    continue;
+                }
+                open = true;
+                final io.netty.channel.ChannelOutboundBuffer buffer = ch.unsafe().outboundBuffer();
+                final long left = buffer == null ? 0 : buffer.totalPendingWriteBytes();
+                if (left != unwritten[i]) {
+                    unwritten[i] = left;
+                    changed = now;
+                }
+            }
+            if (!open || now - changed > stallNanos) {
                 return;
+            }
+            for (final Channel ch : channels) {
+                if (ch != null && !ch.closeFuture().isDone()) {
+                    // the first still open: its closing, or 50 ms, whichever comes first, before looking again
+                    ch.closeFuture().awaitUninterruptibly(50, TimeUnit.MILLISECONDS);
+                    break;
+                }
             }
         }
     }
