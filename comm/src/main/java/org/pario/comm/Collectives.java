@@ -438,29 +438,29 @@ final class Collectives {
                           final long[] sdispls, final Datatype sendtype, final Object recvbuf, final long[] recvcounts,
                           final long[] rdispls, final Datatype recvtype) {
         final int n = c.size();
-        final boolean inPlace = sendbuf == Communicator.IN_PLACE;
         // in place, MPI ignores the send arguments: they may be null
-        final long[] sd = inPlace ? null : new long[n];
-        final long[] rd = new long[n];
-        if (!inPlace) {
-            Checks.length("sdispls", sdispls, n);
-            Checks.type(sendtype);
-        }
-        Checks.length("rdispls", rdispls, n);
-        Checks.type(recvtype);
+        final boolean inPlace = sendbuf == Communicator.IN_PLACE;
+        alltoallw(c, seq, sendbuf, sendcounts, inPlace ? null : byteDispls("sdispls", sdispls, sendtype, n),
+            inPlace ? null : sameType(sendtype, n), recvbuf, recvcounts, byteDispls("rdispls", rdispls, recvtype, n),
+            sameType(recvtype, n));
+    }
+
+    /** @return displacements in extents of {@code type}, checked, as alltoallw's byte displacements */
+    private static long[] byteDispls(final String name, final long[] displs, final Datatype type, final int n) {
+        Checks.length(name, displs, n);
+        final long extent = Checks.type(type).extent();
+        final long[] bytes = new long[n];
         for (int i = 0; i < n; i++) {
-            if (!inPlace) {
-                sd[i] = Math.multiplyExact(sdispls[i], sendtype.extent());
-            }
-            rd[i] = Math.multiplyExact(rdispls[i], recvtype.extent());
+            bytes[i] = Math.multiplyExact(displs[i], extent);
         }
-        final Datatype[] st = inPlace ? null : new Datatype[n];
-        final Datatype[] rt = new Datatype[n];
-        if (!inPlace) {
-            Arrays.fill(st, sendtype);
-        }
-        Arrays.fill(rt, recvtype);
-        alltoallw(c, seq, sendbuf, sendcounts, sd, st, recvbuf, recvcounts, rd, rt);
+        return bytes;
+    }
+
+    /** @return {@code type} once per rank, as alltoallw's types */
+    private static Datatype[] sameType(final Datatype type, final int n) {
+        final Datatype[] types = new Datatype[n];
+        Arrays.fill(types, type);
+        return types;
     }
 
     /** Pairwise exchange: in step s, send to rank + s and receive from rank - s. */
@@ -511,8 +511,8 @@ final class Collectives {
                 final int dest = (me + step) % n;
                 send(c, source.apply(dest), scounts[dest], stypes[dest], dest, tag(seq, 0));
             }
-            copyOwnBlock(source.apply(me), scounts[me], stypes[me], out.at(rdispls[me]), recvcounts[me],
-                recvtypes[me]);
+            Packer.copy(source.apply(me), stypes[me], scounts[me], out.at(rdispls[me]), recvtypes[me],
+                recvcounts[me]);
             for (int step = 1; step < n; step++) {
                 posted[step].join();
             }
@@ -525,20 +525,12 @@ final class Collectives {
                 tag(seq, 0));
             send(c, source.apply(dest), scounts[dest], stypes[dest], dest, tag(seq, 0));
             if (step == 1) {
-                copyOwnBlock(source.apply(me), scounts[me], stypes[me], out.at(rdispls[me]), recvcounts[me],
-                    recvtypes[me]);
+                // the rank's own block once its first blocks are on their way, so the exchange does not wait for it
+                Packer.copy(source.apply(me), stypes[me], scounts[me], out.at(rdispls[me]), recvtypes[me],
+                    recvcounts[me]);
             }
             r.join();
         }
-    }
-
-    /**
-     * A rank's own block of an alltoall: copied once its first blocks are on their way, so the exchange does not
-     * wait for it.
-     */
-    private static void copyOwnBlock(final Memory from, final long count, final Datatype type, final Memory to,
-                                     final long recvcount, final Datatype recvtype) {
-        Packer.copy(from, type, count, to, recvtype, recvcount);
     }
 
     /** @return whether every block this rank sends or receives is at most the all-at-once limit */
@@ -659,18 +651,26 @@ final class Collectives {
      */
     private static boolean inSlices(final Object sendbuf, final Object recvbuf, final long count, final Datatype type,
                                     final Slice slice) {
-        final long size = Checks.type(type).size();
-        final long limit = reductionSliceBytes;
-        if (size == 0 || count <= limit / size) {
+        final long per = sliceElements(type, count);
+        if (per == 0) {
             return false;
         }
-        // an element larger than the limit goes alone, and the packing then names its size
-        final long per = Math.max(1, limit / size);
         for (long first = 0; first < count; first += per) {
             final long offset = Math.multiplyExact(first, type.extent());
             slice.reduce(sliceOf(sendbuf, offset), sliceOf(recvbuf, offset), Math.min(per, count - first));
         }
         return true;
+    }
+
+    /**
+     * @return how many elements of {@code type} go in one slice when {@code count} of them pass
+     *     {@link #reductionSliceBytes}, else 0: the reduction runs whole (an element larger than the slice size goes
+     *     alone, and packing it then names its size)
+     */
+    private static long sliceElements(final Datatype type, final long count) {
+        final long size = Checks.type(type).size();
+        final long limit = reductionSliceBytes;
+        return size == 0 || count <= limit / size ? 0 : Math.max(1, limit / size);
     }
 
     /** A buffer from {@code offset} bytes on; IN_PLACE and null (a receive buffer that does not matter) stay so. */
@@ -1048,13 +1048,12 @@ final class Collectives {
             Checks.count("recvcounts[" + i + "]", recvcounts[i]);
             total = Math.addExact(total, recvcounts[i]);
         }
-        final long elementSize = Checks.type(type).size();
-        if (elementSize > 0 && total > reductionSliceBytes / elementSize) {
+        final long per = sliceElements(type, total);
+        if (per > 0) {
             // slice by slice of the whole operand, each rank getting the part of its block in the slice. In place, a
             // slice's operand is packed before its results land, and they land no further on than the slice ends,
             // so in increasing order they never overwrite operand slices not yet reduced
             final Object source = sendbuf == Communicator.IN_PLACE ? memory("recvbuf", recvbuf) : sendbuf;
-            final long per = Math.max(1, reductionSliceBytes / elementSize);
             for (long first = 0; first < total; first += per) {
                 final long end = Math.min(total, first + per);
                 final long[] counts = new long[n];

@@ -1,6 +1,7 @@
 package org.pario.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -93,8 +94,8 @@ class MultiJvmTest {
         final long pid = ranks.get(1).pid();
         new ProcessBuilder("bash", "-c", "kill -STOP " + pid).start().waitFor();
         try {
-            // the fault itself: how long the receiver stays frozen
-            Thread.sleep(8000);
+            // the fault lasts 8 s, and rank 0 must not leave while its data cannot drain
+            assertFalse(ranks.get(0).waitFor(8, TimeUnit.SECONDS), "rank 0 left with its message undelivered");
         } finally {
             new ProcessBuilder("bash", "-c", "kill -CONT " + pid).start().waitFor();
         }
