@@ -227,6 +227,37 @@ class RendezvousTest {
     }
 
     /**
+     * A receive that fails while its data streams in (the first piece cannot be unpacked into a read-only buffer)
+     * fails once the rest of the message has been skipped; the pieces still coming for it must not be taken for data
+     * nobody asked for, which would close the connection and fail both ranks. Three pieces of 4 MiB.
+     */
+    @Test
+    void aReceiveThatFailsOnItsFirstPieceSkipsTheOthersAndTheConnectionCarriesOn() {
+        final int n = (int) ((2L * TcpFabric.PIECE + 4096) / 8);
+        withSharedMemory(false, () -> Transport.TCP.call(2, world -> {
+            if (world.rank() == 0) {
+                final double[] data = new double[n];
+                for (int i = 0; i < n; i++) {
+                    data[i] = i + 0.25;
+                }
+                world.send(data, n, Datatype.DOUBLE, 1, 1);
+                world.send(data, n, Datatype.DOUBLE, 1, 2);
+                return null;
+            }
+            final java.nio.ByteBuffer readOnly = java.nio.ByteBuffer.allocateDirect(8 * n).asReadOnlyBuffer();
+            final ParioException e = assertThrows(ParioException.class,
+                () -> world.recv(readOnly, n, Datatype.DOUBLE, 0, 1));
+            assertTrue(e.getMessage().contains("read-only"), e.getMessage());
+            final double[] after = new double[n];
+            assertEquals(8L * n, world.recv(after, n, Datatype.DOUBLE, 0, 2).bytes());
+            for (int i = 0; i < n; i++) {
+                assertEquals(i + 0.25, after[i], "value " + i);
+            }
+            return null;
+        }));
+    }
+
+    /**
      * Large messages both ways at once: a frame the socket takes only part of is finished through the event loop,
      * and a frame the loop's own thread writes meanwhile (the data a CTS asks for) must not overtake that rest, or
      * the peer reads garbage. Exchanges of 16 MiB fill the socket buffers every time.

@@ -2,15 +2,14 @@ package org.pario.it;
 
 import org.pario.comm.Communicator;
 import org.pario.comm.Pario;
-import org.pario.comm.Request;
 import org.pario.comm.Status;
 import org.pario.datatypes.Datatype;
 
 /**
  * A 2-rank job that sends one message of 2.25 GiB from rank 0 to rank 1. Rank 0 sends a block of 768 MiB less 56
  * bytes three times over, as an {@code hvector} of stride 0 (a send may read memory more than once), so that the
- * message's 1 GiB chunk boundaries fall inside blocks; rank 1 receives it into one {@code long[]} and checks every
- * value. Rank 0 prints {@code rank 0 sending} right before it sends; each rank then prints {@code rank R ok BYTES}
+ * message's 1 GiB chunk boundaries fall inside blocks; rank 1 probes for it, then receives it into one {@code long[]}
+ * and checks every value. Rank 0 prints {@code rank 0 sending} right before it sends; each rank then prints {@code rank R ok BYTES}
  * or {@code rank R failed: MESSAGE}.
  */
 public final class HugeMessageMain {
@@ -41,10 +40,14 @@ public final class HugeMessageMain {
                 bytes = 8L * BLOCK * BLOCKS;
             } else if (rank == 1) {
                 final long[] all = new long[BLOCK * BLOCKS];
-                // posted before the data leaves rank 0, so it lands in the array as it arrives
-                final Request<Status> receive = world.irecv(all, all.length, Datatype.LONG, 0, 3);
                 world.barrier();
-                final Status status = receive.join();
+                // the message is announced before any receive is posted for it: its data must wait at rank 0 (this
+                // rank's heap has no room for a second copy of it)
+                final Status announced = world.probe(0, 3);
+                if (announced.bytes() != 8L * all.length) {
+                    throw new IllegalStateException("probe saw " + announced.bytes() + " bytes");
+                }
+                final Status status = world.recv(all, all.length, Datatype.LONG, 0, 3);
                 for (int b = 0; b < BLOCKS; b++) {
                     for (int i = 0; i < BLOCK; i++) {
                         if (all[b * BLOCK + i] != value(i)) {

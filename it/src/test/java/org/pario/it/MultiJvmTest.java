@@ -74,11 +74,12 @@ class MultiJvmTest {
 
     /**
      * A message beyond 2 GiB (2.25 GiB, more than one Netty buffer and more than an {@code int} of bytes) from a
-     * derived type into a plain array: every value arrives, and the status counts every byte. The receiver is frozen
-     * for 8 s as the message leaves, so the sender, which finishes once its send returns, must keep its connection
-     * open until the data has drained, past any fixed bound on leaving (it gives up only after the failure timeout,
-     * 20 s here, without progress). Rank 0 holds a third of the data and its packed copy, rank 1 the array it
-     * receives into.
+     * derived type into a plain array: every value arrives, and the status counts every byte. The receiver probes
+     * for it before it posts a receive, and its heap has no room for a second copy: the data must wait at the
+     * sender until it is asked for (rendezvous), not arrive unasked. The receiver is frozen for 8 s as the message
+     * leaves, so the sender, which finishes once its send returns, must stay until its data has been fetched and
+     * has drained, past any fixed bound on leaving (it gives up only after the failure timeout, 20 s here, without
+     * progress). Rank 0 holds a third of the data and its packed copy, rank 1 the array it receives into.
      */
     @Test
     void aMessageBeyondTwoGibArrivesWholeThroughAStalledReceiver() throws Exception {

@@ -56,22 +56,13 @@ public final class Message {
     /** Packs {@code count} elements of {@code type} from memory into a new message. */
     static Message pack(final int context, final int source, final int tag, final Memory memory, final Datatype type,
                         final long count) {
-        return pack(context, source, tag, memory, type, count, false);
-    }
-
-    /**
-     * Packs {@code count} elements of {@code type} from memory into a new message, its chunks in direct memory if
-     * {@code direct} (a socket writes a heap buffer through a direct copy of it).
-     */
-    static Message pack(final int context, final int source, final int tag, final Memory memory, final Datatype type,
-                        final long count, final boolean direct) {
         final long bytes = Packer.packedSize(type, count, DataRepresentation.NATIVE);
         final int n = (int) ((bytes + CHUNK - 1) / CHUNK);
         final ByteBuffer[] chunks = new ByteBuffer[n];
         for (int i = 0; i < n; i++) {
             final long from = (long) i * CHUNK;
             final int len = (int) Math.min(CHUNK, bytes - from);
-            chunks[i] = direct ? ByteBuffer.allocateDirect(len) : ByteBuffer.allocate(len);
+            chunks[i] = ByteBuffer.allocate(len);
             Packer.pack(memory, memory.origin(), type, count, DataRepresentation.NATIVE, from, chunks[i], 0, len);
         }
         return new Message(context, source, tag, bytes, chunks, basicName(type));

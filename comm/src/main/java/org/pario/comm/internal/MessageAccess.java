@@ -142,9 +142,4 @@ public final class MessageAccess {
         return Message.pack(context, source, tag, memory, type, count);
     }
 
-    /** Packs a new message into direct memory, for a transport that writes it to a socket. */
-    public static Message packDirect(final int context, final int source, final int tag, final Memory memory,
-                                     final Datatype type, final long count) {
-        return Message.pack(context, source, tag, memory, type, count, true);
-    }
 }
