@@ -16,8 +16,8 @@ import org.pario.datatypes.Datatype;
  * direct {@code ByteBuffer}s.
  *
  * <p>Usage: {@code pario launch -n N -- java -Dpario.sharedMemory=false -cp benchmarks.jar
- * org.pario.bench.OpLoop ITERATIONS barrier|allreduce|bcast|gather|alltoall [BYTES [direct|timed]]} (BYTES per
- * rank, default 8). {@code timed} times each call after a barrier instead, as {@code pario bench comm} does, and
+ * org.pario.bench.OpLoop ITERATIONS barrier|allreduce|bcast|gather|alltoall|send [BYTES [direct|timed]]} (BYTES
+ * per rank, default 8; {@code send}: one message from rank 0 to rank 1 and a 4-byte answer). {@code timed} times each call after a barrier instead, as {@code pario bench comm} does, and
  * also prints, per rank, the median time at which it left the barrier and ended the call, counted from the first
  * rank to leave the barrier ({@link System#nanoTime()} is one clock for all processes of a Linux host): how much of
  * a call's time is waiting for ranks that left the barrier later.
@@ -34,22 +34,34 @@ public final class OpLoop {
     public static void main(final String[] args) {
         if (args.length < 2 || args.length > 4 || args.length == 4 && !"direct".equals(args[3])
             && !"timed".equals(args[3])) {
-            System.err.println("usage: OpLoop ITERATIONS barrier|allreduce|bcast|gather|alltoall "
+            System.err.println("usage: OpLoop ITERATIONS barrier|allreduce|bcast|gather|alltoall|send "
                 + "[BYTES [direct|timed]]");
             System.exit(2);
         }
         final int iterations = Integer.parseInt(args[0]);
         final String op = args[1];
-        final int count = args.length > 2 ? Math.max(1, Integer.parseInt(args[2]) / 8) : 1;
+        final int count = args.length > 2 ? Math.toIntExact(Math.max(1, Long.parseLong(args[2]) / 8)) : 1;
         final boolean direct = args.length == 4 && "direct".equals(args[3]);
         final boolean timed = args.length == 4 && "timed".equals(args[3]);
         try (Communicator world = Pario.init()) {
             final int n = world.size();
             final Object mine = doubles(count, direct);
-            final Object result = doubles(count * n, direct);
-            final Object all = doubles(count * n, direct);
+            // only what the operation uses, so that one large message fits
+            final Object result = op.equals("barrier") || op.equals("bcast") || op.equals("send") ? null
+                : doubles(Math.multiplyExact(count, n), direct);
+            final Object all = op.equals("alltoall") ? doubles(Math.multiplyExact(count, n), direct) : null;
             final int per = Math.max(1, count / n);
             final Runnable call = switch (op) {
+                // one message from rank 0 to rank 1, which answers with 4 bytes once it has all of it
+                case "send" -> () -> {
+                    if (world.rank() == 0) {
+                        world.send(mine, count, Datatype.DOUBLE, 1, 1);
+                        world.recv(new int[1], 1, Datatype.INT, 1, 2);
+                    } else if (world.rank() == 1) {
+                        world.recv(mine, count, Datatype.DOUBLE, 0, 1);
+                        world.send(new int[1], 1, Datatype.INT, 0, 2);
+                    }
+                };
                 case "barrier" -> world::barrier;
                 case "allreduce" -> () -> world.allreduce(mine, result, count, Datatype.DOUBLE, Op.SUM);
                 case "bcast" -> () -> world.bcast(mine, count, Datatype.DOUBLE, 0);
