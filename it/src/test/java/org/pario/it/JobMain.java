@@ -11,7 +11,8 @@ import org.pario.datatypes.Datatype;
 /**
  * A rank of a multi-JVM test job. Modes: {@code collectives} runs and checks a set of collectives and
  * point-to-point messages; {@code die} makes rank size-2 halt its JVM while the others are in an allreduce;
- * {@code stop} has rank 1 print its pid for the test to freeze it.
+ * {@code stop} has rank 1 print its pid for the test to freeze it; {@code stream} has rank 1 print {@code asked}
+ * once it has asked for the data of an 8 GiB message from rank 0, for the test to freeze it while the data streams.
  * Prints one line per rank: {@code rank R ok ...} or {@code rank R failed after MS ms: MESSAGE}.
  */
 public final class JobMain {
@@ -28,6 +29,10 @@ public final class JobMain {
             final int n = world.size();
             if (mode.equals("stop") || mode.equals("die")) {
                 gaveUp = untilFailure(world, mode.equals("die"));
+                return;
+            }
+            if (mode.equals("stream")) {
+                gaveUp = streamUntilFailure(world);
                 return;
             }
             final double[] b = new double[1000];
@@ -109,6 +114,46 @@ public final class JobMain {
         } catch (ParioException e) {
             System.out.println("rank " + rank + " failed after " + (System.nanoTime() - t0) / 1_000_000 + " ms: "
                 + e.getMessage());
+            System.out.flush();
+            return true;
+        }
+    }
+
+    /**
+     * Rank 0 sends rank 1 one message of 8 GiB (a 64 MiB block 128 times over, an {@code hvector} of stride 0, which
+     * rank 1 receives into one block the same way), then waits for rank 1's answer. Rank 1 probes for the message,
+     * posts its receive, which asks for the data at once, and prints {@code asked} for the test to freeze it while
+     * the data streams. Rank 0 prints {@code rank 0 failed after MS ms: MESSAGE}, counted from the send, when the
+     * send or the wait for the answer fails.
+     *
+     * @return whether an operation failed
+     */
+    private static boolean streamUntilFailure(final Communicator world) {
+        final int block = 1 << 23;
+        final Datatype message = Datatype.hvector(128, block, 0, Datatype.DOUBLE);
+        final double[] data = new double[block];
+        long t0 = System.nanoTime();
+        try {
+            if (world.rank() == 0) {
+                Arrays.fill(data, 1.5);
+                world.barrier();
+                t0 = System.nanoTime();
+                world.send(data, 1, message, 1, 5);
+                world.recv(new int[1], 1, Datatype.INT, 1, 6);
+            } else {
+                world.barrier();
+                world.probe(0, 5);
+                final org.pario.comm.Request<?> receive = world.irecv(data, 1, message, 0, 5);
+                System.out.println("asked");
+                System.out.flush();
+                receive.join();
+                world.send(new int[1], 1, Datatype.INT, 0, 6);
+            }
+            System.out.println("rank " + world.rank() + " ok: no failure seen");
+            return false;
+        } catch (ParioException e) {
+            System.out.println("rank " + world.rank() + " failed after " + (System.nanoTime() - t0) / 1_000_000
+                + " ms: " + e.getMessage());
             System.out.flush();
             return true;
         }

@@ -155,6 +155,34 @@ class MultiJvmTest {
         }
     }
 
+    /**
+     * A receiver frozen while an 8 GiB message streams to it (it asked for the data, so the sender packs only a few
+     * blocks ahead of what the socket has taken, and waits for room): the sender must stop waiting once the
+     * receiver is declared lost, and fail, naming it, within the failure timeout (2 s here), with no hang. The sender
+     * has 1 GiB of direct memory for 8 GiB of data: without the bound on packing ahead it would run out.
+     */
+    @Test
+    void aSenderWaitingForItsReceiverToTakeDataFailsWhenTheReceiverStops() throws Exception {
+        final List<Process> ranks = start(2, r -> List.of(Path.of(System.getProperty("java.home"), "bin", "java")
+                .toString(), "-Xmx256m", "-XX:MaxDirectMemorySize=1g", "-cp", System.getProperty("java.class.path"),
+            JobMain.class.getName(), "stream"));
+        final java.io.BufferedReader rank1 = new java.io.BufferedReader(
+            new java.io.InputStreamReader(ranks.get(1).getInputStream(), StandardCharsets.UTF_8));
+        assertEquals("asked", rank1.readLine());
+        final long pid = ranks.get(1).pid();
+        new ProcessBuilder("bash", "-c", "kill -STOP " + pid).start().waitFor();
+        try {
+            final String out = output(ranks.get(0));
+            final Matcher m = Pattern.compile("rank 0 failed after (\\d+) ms: (.*)").matcher(out);
+            assertTrue(m.find(), "rank 0 exited with " + ranks.get(0).exitValue() + " and printed:\n" + out);
+            assertTrue(m.group(2).contains("rank 1"), m.group(2));
+            assertTrue(Long.parseLong(m.group(1)) < 10_000, "failed within 10 s: " + m.group(1) + " ms");
+        } finally {
+            ranks.get(1).destroyForcibly();
+            new ProcessBuilder("bash", "-c", "kill -CONT " + pid).start().waitFor();
+        }
+    }
+
     /** Starts the 4-rank collectives job under another launcher and checks that every rank succeeded. */
     private void launcherStartsAWorkingFourRankJob(final String name, final List<String> launcher) throws Exception {
         final List<String> command = new ArrayList<>(launcher);

@@ -1040,7 +1040,6 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
                         memory.origin(), type, count, org.pario.datatypes.DataRepresentation.NATIVE, received);
                 } catch (RuntimeException e) {
                     failure = e;
-                    failed(e);
                 }
             }
             in.skipBytes(n);
@@ -1082,10 +1081,6 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         /** @return true when the receive has already been given an outcome: bytes still arriving are skipped */
         boolean given() {
             return false;
-        }
-
-        /** Unpacking failed; the rest of the message's bytes will be skipped. */
-        void failed(final RuntimeException e) {
         }
 
         /** Every byte has arrived; {@code failure} is null when all of them landed. */
