@@ -16,5 +16,7 @@ public enum ErrorCategory {
     /** An operation did not complete within its bound. */
     TIMEOUT,
     /** Storage failed or refused an operation. */
-    IO
+    IO,
+    /** Memory the operation needs could not be had: direct memory to hold a message, say (MPI_ERR_NO_MEM). */
+    MEMORY
 }

@@ -12,7 +12,8 @@ import org.pario.datatypes.Datatype;
  * A rank of a multi-JVM test job. Modes: {@code collectives} runs and checks a set of collectives and
  * point-to-point messages; {@code die} makes rank size-2 halt its JVM while the others are in an allreduce;
  * {@code stop} has rank 1 print its pid for the test to freeze it; {@code stream} has rank 1 print {@code asked}
- * once it has asked for the data of an 8 GiB message from rank 0, for the test to freeze it while the data streams.
+ * once it has asked for the data of an 8 GiB message from rank 0, for the test to freeze it while the data streams;
+ * {@code nomemory} has rank 0 send a message larger than its direct memory before rank 1 posts a receive for it.
  * Prints one line per rank: {@code rank R ok ...} or {@code rank R failed after MS ms: MESSAGE}.
  */
 public final class JobMain {
@@ -33,6 +34,10 @@ public final class JobMain {
             }
             if (mode.equals("stream")) {
                 gaveUp = streamUntilFailure(world);
+                return;
+            }
+            if (mode.equals("nomemory")) {
+                sendBeyondDirectMemory(world);
                 return;
             }
             final double[] b = new double[1000];
@@ -157,6 +162,38 @@ public final class JobMain {
             System.out.flush();
             return true;
         }
+    }
+
+    /**
+     * Rank 0 sends rank 1 256 MiB before rank 1 has posted a receive for it (rank 1 posts it only after a barrier
+     * that rank 0 enters once its send has returned), so the send must hold the data whole, more than the direct
+     * memory the test gives it. Rank 0 prints {@code rank 0 send failed: CATEGORY MESSAGE}, rank 1 {@code rank 1
+     * receive failed: MESSAGE}; then both check that the job carries on with an allreduce and print {@code rank R
+     * then ok}.
+     */
+    private static void sendBeyondDirectMemory(final Communicator world) {
+        final double[] data = new double[1 << 25];
+        if (world.rank() == 0) {
+            try {
+                world.send(data, data.length, Datatype.DOUBLE, 1, 5);
+                System.out.println("rank 0 sent");
+            } catch (ParioException e) {
+                System.out.println("rank 0 send failed: " + e.category() + " " + e.getMessage());
+            }
+            world.barrier();
+        } else {
+            world.barrier();
+            try {
+                world.recv(data, data.length, Datatype.DOUBLE, 0, 5);
+                System.out.println("rank 1 received");
+            } catch (ParioException e) {
+                System.out.println("rank 1 receive failed: " + e.getMessage());
+            }
+        }
+        final long[] sum = new long[1];
+        world.allreduce(new long[] {world.rank() + 1}, sum, 1, Datatype.LONG, Op.SUM);
+        check(sum[0] == 3, "allreduce");
+        System.out.println("rank " + world.rank() + " then ok");
     }
 
     private static void check(final boolean ok, final String what) {

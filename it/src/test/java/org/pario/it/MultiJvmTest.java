@@ -183,6 +183,28 @@ class MultiJvmTest {
         }
     }
 
+    /**
+     * A send that must hold more data than the JVM's direct memory allows (256 MiB with 64 MiB of it, its receive not
+     * yet posted, over TCP: through shared memory the data would wait in a file) fails with a MEMORY error that says what to change, instead of an {@code OutOfMemoryError}; the
+     * receive posted later fails naming the sender instead of waiting, and the job carries on.
+     */
+    @Test
+    void aSendBeyondTheDirectMemoryLimitFailsClearlyAndTheJobCarriesOn() throws Exception {
+        final List<Process> ranks = start(2, r -> List.of(Path.of(System.getProperty("java.home"), "bin", "java")
+                .toString(), "-Xmx512m", "-XX:MaxDirectMemorySize=64m", "-Dpario.sharedMemory=false", "-cp",
+            System.getProperty("java.class.path"), JobMain.class.getName(), "nomemory"));
+        final String out0 = output(ranks.get(0));
+        final String out1 = output(ranks.get(1));
+        assertTrue(out0.contains("rank 0 send failed: MEMORY rank 0 has no direct memory left to hold a message of "
+            + (8L << 25) + " bytes for rank 1"), out0);
+        assertTrue(out0.contains("-XX:MaxDirectMemorySize"), out0);
+        assertTrue(out1.contains("rank 1 receive failed: rank 0 could not send the data of this message"), out1);
+        assertTrue(out0.contains("rank 0 then ok"), out0);
+        assertTrue(out1.contains("rank 1 then ok"), out1);
+        assertEquals(0, ranks.get(0).exitValue(), out0);
+        assertEquals(0, ranks.get(1).exitValue(), out1);
+    }
+
     /** Starts the 4-rank collectives job under another launcher and checks that every rank succeeded. */
     private void launcherStartsAWorkingFourRankJob(final String name, final List<String> launcher) throws Exception {
         final List<String> command = new ArrayList<>(launcher);

@@ -672,17 +672,13 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
                 final int b = Parked.blockOf(i);
                 if (p.blocks.get(b) == null) {
                     awaitRoom(p, b);
-                    p.blocks.set(b, spareBuffers.take(p.blockBytes(b)));
+                    p.blocks.set(b, takeBlock(p, b));
                 }
                 org.pario.datatypes.Packer.pack(memory, memory.origin(), type, count,
                     org.pario.datatypes.DataRepresentation.NATIVE, (long) i * PIECE,
                     p.blocks.get(b).nioBuffer(Parked.pieceAt(i) + Frames.RDATA_HEADER, length), 0, length);
             } catch (RuntimeException e) {
                 packingFailed(id, p, e);
-                throw e;
-            } catch (OutOfMemoryError e) {
-                // the receiver, told, fails its receive instead of waiting for data that will not come
-                packingFailed(id, p, new IllegalStateException("no memory left to hold it: " + e.getMessage()));
                 throw e;
             }
             synchronized (p) {
@@ -765,6 +761,23 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         }
         for (int b = from; b < p.holds.length(); b++) {
             dropHold(p, b);
+        }
+    }
+
+    /**
+     * @return a new block for the pieces of block {@code b} of a parked message
+     * @throws ParioException (MEMORY) when no direct memory is left for it: a message whose receive has not asked
+     *     for it must be held whole, and the JVM's direct memory is bounded ({@code -XX:MaxDirectMemorySize},
+     *     by default the heap's maximum)
+     */
+    private ByteBuf takeBlock(final Parked p, final int b) {
+        try {
+            return spareBuffers.take(p.blockBytes(b));
+        } catch (OutOfMemoryError e) {
+            throw new ParioException(ErrorCategory.MEMORY, "rank " + rank + " has no direct memory left to hold a "
+                + "message of " + p.bytes + " bytes for rank " + p.dest + " until its receive asks for the data ("
+                + (long) b * BLOCK_PIECES * PIECE + " bytes of it packed; raise -XX:MaxDirectMemorySize, or post the "
+                + "receive before the send): " + e.getMessage(), e);
         }
     }
 
