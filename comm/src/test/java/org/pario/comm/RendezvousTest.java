@@ -90,6 +90,33 @@ class RendezvousTest {
         });
     }
 
+    /**
+     * Eager sends whose packing fails (a buffer shorter than the count) give back the credit they reserved: after
+     * more failed megabytes than the whole credit, a small message still goes eagerly instead of waiting at its
+     * sender for a request.
+     */
+    @Test
+    void eagerSendsThatFailToPackGiveTheirCreditBack() {
+        withSharedMemory(false, () -> Transport.TCP.call(2, world -> {
+            if (world.rank() == 0) {
+                // 5 MiB in 8 KiB messages, eager in every configuration the tests run
+                final double[] short10 = new double[10];
+                for (int k = 0; k < 640; k++) {
+                    assertThrows(ParioException.class, () -> world.send(short10, 1024, Datatype.DOUBLE, 1, 3));
+                }
+                world.send(new int[] {42}, 1, Datatype.INT, 1, 4);
+                assertEquals(0, ((TcpFabric) world.fabric).parkedMessages(), "the small message waits at its sender");
+                world.barrier();
+                return null;
+            }
+            world.barrier();
+            final int[] got = new int[1];
+            world.recv(got, 1, Datatype.INT, 0, 4);
+            assertEquals(42, got[0]);
+            return null;
+        }));
+    }
+
     @ParameterizedTest(name = "shared memory {0}")
     @ValueSource(booleans = {true, false})
     void aRefusedLargeMessageIsDroppedAtItsSender(final boolean sharedMemory) {

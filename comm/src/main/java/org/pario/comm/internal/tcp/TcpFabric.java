@@ -506,8 +506,15 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         }
         // packed straight into one direct frame buffer, which a gate can write to the socket at once; a large one is
         // kept beyond the write (which releases it once) to serve a later message
-        final ByteBuf frame = Frames.dataFrom(spareBuffers::take, context, source, tag, memory, type, count,
-            (int) bytes).retain();
+        final ByteBuf frame;
+        try {
+            frame = Frames.dataFrom(size -> direct(size, bytes, worldDest, "send it"), context, source, tag, memory,
+                type, count, (int) bytes).retain();
+        } catch (RuntimeException e) {
+            // nothing was sent: the credit it reserved is not spent
+            eagerInFlight.addAndGet(worldDest, -cost(bytes));
+            throw e;
+        }
         write(worldDest, frame, f -> {
                 spareBuffers.give(frame);
                 failedSend(worldDest, f);
@@ -767,17 +774,25 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
     /**
      * @return a new block for the pieces of block {@code b} of a parked message
      * @throws ParioException (MEMORY) when no direct memory is left for it: a message whose receive has not asked
-     *     for it must be held whole, and the JVM's direct memory is bounded ({@code -XX:MaxDirectMemorySize},
-     *     by default the heap's maximum)
+     *     for it must be held whole, and the JVM's direct memory is bounded ({@code -XX:MaxDirectMemorySize}, by
+     *     default the heap's maximum)
      */
     private ByteBuf takeBlock(final Parked p, final int b) {
+        return direct(p.blockBytes(b), p.bytes, p.dest, "hold it until its receive asks for the data ("
+            + (long) b * BLOCK_PIECES * PIECE + " bytes of it packed; raise -XX:MaxDirectMemorySize, or post the "
+            + "receive before the send)");
+    }
+
+    /**
+     * @return a direct buffer of at least {@code size} bytes for a message of {@code messageBytes} to {@code dest}
+     * @throws ParioException (MEMORY) when the JVM's direct memory is exhausted, saying what the memory was for
+     */
+    private ByteBuf direct(final int size, final long messageBytes, final int dest, final String purpose) {
         try {
-            return spareBuffers.take(p.blockBytes(b));
+            return spareBuffers.take(size);
         } catch (OutOfMemoryError e) {
-            throw new ParioException(ErrorCategory.MEMORY, "rank " + rank + " has no direct memory left to hold a "
-                + "message of " + p.bytes + " bytes for rank " + p.dest + " until its receive asks for the data ("
-                + (long) b * BLOCK_PIECES * PIECE + " bytes of it packed; raise -XX:MaxDirectMemorySize, or post the "
-                + "receive before the send): " + e.getMessage(), e);
+            throw new ParioException(ErrorCategory.MEMORY, "rank " + rank + " has no direct memory left to "
+                + purpose + ", a message of " + messageBytes + " bytes for rank " + dest + ": " + e.getMessage(), e);
         }
     }
 
