@@ -508,8 +508,8 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         // kept beyond the write (which releases it once) to serve a later message
         final ByteBuf frame;
         try {
-            frame = Frames.dataFrom(size -> direct(size, bytes, worldDest, "send it"), context, source, tag, memory,
-                type, count, (int) bytes).retain();
+            frame = Frames.dataFrom(size -> direct(size, "send", bytes, worldDest, ""), context, source, tag,
+                memory, type, count, (int) bytes).retain();
         } catch (RuntimeException e) {
             // nothing was sent: the credit it reserved is not spent
             eagerInFlight.addAndGet(worldDest, -cost(bytes));
@@ -778,21 +778,23 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
      *     default the heap's maximum)
      */
     private ByteBuf takeBlock(final Parked p, final int b) {
-        return direct(p.blockBytes(b), p.bytes, p.dest, "hold it until its receive asks for the data ("
+        return direct(p.blockBytes(b), "hold", p.bytes, p.dest, " until its receive asks for the data ("
             + (long) b * BLOCK_PIECES * PIECE + " bytes of it packed; raise -XX:MaxDirectMemorySize, or post the "
             + "receive before the send)");
     }
 
     /**
      * @return a direct buffer of at least {@code size} bytes for a message of {@code messageBytes} to {@code dest}
-     * @throws ParioException (MEMORY) when the JVM's direct memory is exhausted, saying what the memory was for
+     * @throws ParioException (MEMORY) when the JVM's direct memory is exhausted: "rank R has no direct memory left
+     *     to VERB a message of N bytes for rank D" and the {@code detail}
      */
-    private ByteBuf direct(final int size, final long messageBytes, final int dest, final String purpose) {
+    private ByteBuf direct(final int size, final String verb, final long messageBytes, final int dest,
+                           final String detail) {
         try {
             return spareBuffers.take(size);
         } catch (OutOfMemoryError e) {
-            throw new ParioException(ErrorCategory.MEMORY, "rank " + rank + " has no direct memory left to "
-                + purpose + ", a message of " + messageBytes + " bytes for rank " + dest + ": " + e.getMessage(), e);
+            throw new ParioException(ErrorCategory.MEMORY, "rank " + rank + " has no direct memory left to " + verb
+                + " a message of " + messageBytes + " bytes for rank " + dest + detail + ": " + e.getMessage(), e);
         }
     }
 
