@@ -15,12 +15,12 @@ import org.pario.datatypes.Datatype;
  * at larger sizes a steadier figure than the medians of {@code pario bench comm}, from {@code double[]} arrays or
  * direct {@code ByteBuffer}s.
  *
- * <p>Usage: {@code pario launch -n N -- java -Dpario.sharedMemory=false -cp benchmarks.jar
- * org.pario.bench.OpLoop ITERATIONS barrier|allreduce|bcast|gather|alltoall|send [BYTES [direct|timed]]} (BYTES
- * per rank, default 8; {@code send}: one message from rank 0 to rank 1 and a 4-byte answer). {@code timed} times each call after a barrier instead, as {@code pario bench comm} does, and
- * also prints, per rank, the median time at which it left the barrier and ended the call, counted from the first
- * rank to leave the barrier ({@link System#nanoTime()} is one clock for all processes of a Linux host): how much of
- * a call's time is waiting for ranks that left the barrier later.
+ * <p>Usage: {@code pario launch -n N -- java -Dpario.sharedMemory=false -cp benchmarks.jar org.pario.bench.OpLoop
+ * ITERATIONS barrier|allreduce|bcast|gather|alltoall|send [BYTES [direct|timed]]} (BYTES per rank, default 8; {@code
+ * send}: one message from rank 0 to rank 1 and a 4-byte answer). {@code timed} times each call after a barrier
+ * instead, as {@code pario bench comm} does, and also prints, per rank, the median time at which it left the barrier
+ * and ended the call, counted from the first rank to leave the barrier ({@link System#nanoTime()} is one clock for
+ * all processes of a Linux host): how much of a call's time is waiting for ranks that left the barrier later.
  */
 public final class OpLoop {
     private OpLoop() {

@@ -8,9 +8,9 @@ import org.pario.datatypes.Datatype;
 /**
  * A 2-rank job that sends one message of 2.25 GiB from rank 0 to rank 1. Rank 0 sends a block of 768 MiB less 56
  * bytes three times over, as an {@code hvector} of stride 0 (a send may read memory more than once), so that the
- * message's 1 GiB chunk boundaries fall inside blocks; rank 1 probes for it, then receives it into one {@code long[]}
- * and checks every value. Rank 0 prints {@code rank 0 sending} right before it sends; each rank then prints {@code rank R ok BYTES}
- * or {@code rank R failed: MESSAGE}.
+ * boundaries of the pieces the message travels in fall inside blocks; rank 1 probes for it, then receives it into one
+ * {@code long[]} and checks every value. Rank 0 prints {@code rank 0 sending} right before it sends; each rank then
+ * prints {@code rank R ok BYTES} or {@code rank R failed: MESSAGE}.
  */
 public final class HugeMessageMain {
     /** Longs per block: 768 MiB less 7 longs. */

@@ -185,8 +185,9 @@ class MultiJvmTest {
 
     /**
      * A send that must hold more data than the JVM's direct memory allows (256 MiB with 64 MiB of it, its receive not
-     * yet posted, over TCP: through shared memory the data would wait in a file) fails with a MEMORY error that says what to change, instead of an {@code OutOfMemoryError}; the
-     * receive posted later fails naming the sender instead of waiting, and the job carries on.
+     * yet posted, over TCP: through shared memory the data would wait in a file) fails with a MEMORY error that says
+     * what to change, instead of an {@code OutOfMemoryError}; the receive posted later fails naming the sender
+     * instead of waiting, and the job carries on.
      */
     @Test
     void aSendBeyondTheDirectMemoryLimitFailsClearlyAndTheJobCarriesOn() throws Exception {
