@@ -25,8 +25,17 @@ class MultiJvmTest {
     Path rendezvous;
 
     private static List<String> java(final String mode) {
-        return List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m", "-cp",
-            System.getProperty("java.class.path"), JobMain.class.getName(), mode);
+        return java(List.of("-Xmx256m"), JobMain.class, mode);
+    }
+
+    /** @return the command that runs {@code main} in a JVM of this test's Java and class path, with options */
+    private static List<String> java(final List<String> options, final Class<?> main, final String... args) {
+        final List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(options);
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), main.getName()));
+        command.addAll(List.of(args));
+        return command;
     }
 
     private List<Process> start(final int n, final String mode) throws IOException {
@@ -54,6 +63,16 @@ class MultiJvmTest {
             ranks.add(pb.start());
         }
         return ranks;
+    }
+
+    /** Sends a process a signal: STOP freezes it, its connections left open; CONT lets it go on. */
+    private static void signal(final String name, final long pid) throws Exception {
+        new ProcessBuilder("bash", "-c", "kill -" + name + " " + pid).start().waitFor();
+    }
+
+    /** @return the process's output, to read line by line while it runs */
+    private static java.io.BufferedReader lines(final Process p) {
+        return new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
     }
 
     private static String output(final Process p) throws Exception {
@@ -84,21 +103,18 @@ class MultiJvmTest {
     @Test
     void aMessageBeyondTwoGibArrivesWholeThroughAStalledReceiver() throws Exception {
         final long bytes = 8L * HugeMessageMain.BLOCK * HugeMessageMain.BLOCKS;
-        final List<Process> ranks = start(2, r -> List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), r == 0 ? "-Xmx1200m" : "-Xmx2700m", "-XX:MaxDirectMemorySize=3g",
-            "-Dpario.sharedMemory=false", "-cp", System.getProperty("java.class.path"),
-            HugeMessageMain.class.getName()), 20);
-        final java.io.BufferedReader rank0 = new java.io.BufferedReader(
-            new java.io.InputStreamReader(ranks.get(0).getInputStream(), StandardCharsets.UTF_8));
+        final List<Process> ranks = start(2, r -> java(List.of(r == 0 ? "-Xmx1200m" : "-Xmx2700m",
+            "-XX:MaxDirectMemorySize=3g", "-Dpario.sharedMemory=false"), HugeMessageMain.class), 20);
+        final java.io.BufferedReader rank0 = lines(ranks.get(0));
         final String line = rank0.readLine();
         assertEquals("rank 0 sending", line);
         final long pid = ranks.get(1).pid();
-        new ProcessBuilder("bash", "-c", "kill -STOP " + pid).start().waitFor();
+        signal("STOP", pid);
         try {
             // the fault lasts 8 s, and rank 0 must not leave while its data cannot drain
             assertFalse(ranks.get(0).waitFor(8, TimeUnit.SECONDS), "rank 0 left with its message undelivered");
         } finally {
-            new ProcessBuilder("bash", "-c", "kill -CONT " + pid).start().waitFor();
+            signal("CONT", pid);
         }
         final StringBuilder out0 = new StringBuilder();
         for (String l = rank0.readLine(); l != null; l = rank0.readLine()) {
@@ -133,13 +149,12 @@ class MultiJvmTest {
     @Test
     void aStoppedRankIsDeclaredFailedWhenItsHeartbeatsStop() throws Exception {
         final List<Process> ranks = start(3, "stop");
-        final java.io.BufferedReader rank1 = new java.io.BufferedReader(
-            new java.io.InputStreamReader(ranks.get(1).getInputStream(), StandardCharsets.UTF_8));
+        final java.io.BufferedReader rank1 = lines(ranks.get(1));
         final String line = rank1.readLine();
         assertTrue(line != null && line.startsWith("pid "), "rank 1 printed: " + line);
         final long pid = ranks.get(1).pid();
         // freeze rank 1: its connections stay open, but it sends nothing, not even heartbeats
-        new ProcessBuilder("bash", "-c", "kill -STOP " + pid).start().waitFor();
+        signal("STOP", pid);
         try {
             final Pattern failed = Pattern.compile("rank (\\d) failed after (\\d+) ms: (.*)");
             for (final int r : new int[] {0, 2}) {
@@ -151,7 +166,7 @@ class MultiJvmTest {
             }
         } finally {
             ranks.get(1).destroyForcibly();
-            new ProcessBuilder("bash", "-c", "kill -CONT " + pid).start().waitFor();
+            signal("CONT", pid);
         }
     }
 
@@ -163,14 +178,12 @@ class MultiJvmTest {
      */
     @Test
     void aSenderWaitingForItsReceiverToTakeDataFailsWhenTheReceiverStops() throws Exception {
-        final List<Process> ranks = start(2, r -> List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "-Xmx256m", "-XX:MaxDirectMemorySize=1g", "-cp", System.getProperty("java.class.path"),
-            JobMain.class.getName(), "stream"));
-        final java.io.BufferedReader rank1 = new java.io.BufferedReader(
-            new java.io.InputStreamReader(ranks.get(1).getInputStream(), StandardCharsets.UTF_8));
+        final List<Process> ranks = start(2, r -> java(List.of("-Xmx256m", "-XX:MaxDirectMemorySize=1g"),
+            JobMain.class, "stream"));
+        final java.io.BufferedReader rank1 = lines(ranks.get(1));
         assertEquals("asked", rank1.readLine());
         final long pid = ranks.get(1).pid();
-        new ProcessBuilder("bash", "-c", "kill -STOP " + pid).start().waitFor();
+        signal("STOP", pid);
         try {
             final String out = output(ranks.get(0));
             final Matcher m = Pattern.compile("rank 0 failed after (\\d+) ms: (.*)").matcher(out);
@@ -179,7 +192,7 @@ class MultiJvmTest {
             assertTrue(Long.parseLong(m.group(1)) < 10_000, "failed within 10 s: " + m.group(1) + " ms");
         } finally {
             ranks.get(1).destroyForcibly();
-            new ProcessBuilder("bash", "-c", "kill -CONT " + pid).start().waitFor();
+            signal("CONT", pid);
         }
     }
 
@@ -191,9 +204,8 @@ class MultiJvmTest {
      */
     @Test
     void aSendBeyondTheDirectMemoryLimitFailsClearlyAndTheJobCarriesOn() throws Exception {
-        final List<Process> ranks = start(2, r -> List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "-Xmx512m", "-XX:MaxDirectMemorySize=64m", "-Dpario.sharedMemory=false", "-cp",
-            System.getProperty("java.class.path"), JobMain.class.getName(), "nomemory"));
+        final List<Process> ranks = start(2, r -> java(List.of("-Xmx512m", "-XX:MaxDirectMemorySize=64m",
+            "-Dpario.sharedMemory=false"), JobMain.class, "nomemory"));
         final String out0 = output(ranks.get(0));
         final String out1 = output(ranks.get(1));
         assertTrue(out0.contains("rank 0 send failed: MEMORY rank 0 has no direct memory left to hold a message of "

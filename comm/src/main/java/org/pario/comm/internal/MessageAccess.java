@@ -141,5 +141,4 @@ public final class MessageAccess {
                                final Datatype type, final long count) {
         return Message.pack(context, source, tag, memory, type, count);
     }
-
 }

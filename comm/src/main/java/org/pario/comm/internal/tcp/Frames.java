@@ -232,11 +232,8 @@ final class Frames {
         }
     }
 
-    /**
-     * The frame of a message as buffers to write one after the other: its header, then its chunks without copying
-     * them. One buffer would hold at most 2 GiB, as Netty's capacities are {@code int}s.
-     */
-    static ByteBuf[] data(final ByteBufAllocator alloc, final Message m) {
+    /** The frame of a message: its header, then its chunks without copying them. */
+    static ByteBuf data(final ByteBufAllocator alloc, final Message m) {
         final String type = MessageAccess.basicType(m);
         final byte[] name = type == null ? new byte[0] : type.getBytes(StandardCharsets.UTF_8);
         final ByteBuf header = alloc.buffer(31 + name.length);
@@ -248,7 +245,7 @@ final class Frames {
         for (int i = 0; i < chunks.length; i++) {
             parts[i + 1] = Unpooled.wrappedBuffer(chunks[i].duplicate().clear());
         }
-        return parts;
+        return Unpooled.wrappedUnmodifiableBuffer(parts);
     }
 
     /** Decodes frames; payloads stream into a message's chunks. Malformed or oversized input closes the channel. */

@@ -85,20 +85,6 @@ final class Gate {
     }
 
     /**
-     * Writes several buffers that together form one frame, with no other frame between them: a message beyond
-     * 2 GiB does not fit one Netty buffer, whose capacity is an {@code int}.
-     *
-     * @param parts    the frame's buffers in order; each released here or by Netty
-     * @param listener told of each part's outcome, as by {@link #write(ByteBuf, ChannelFutureListener)}
-     */
-    synchronized void write(final ByteBuf[] parts, final ChannelFutureListener listener) {
-        // the lock is reentrant: no other thread's frame can start between the parts
-        for (final ByteBuf part : parts) {
-            write(part, listener);
-        }
-    }
-
-    /**
      * Writes the frame into the socket if it may (caller holds the lock).
      *
      * @return the outcome once the whole frame is written or the write failed (the frame is then released), or

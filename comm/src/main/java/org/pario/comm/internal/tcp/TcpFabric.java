@@ -412,8 +412,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
             endpoint.deliver(m);
             return;
         }
-        final ByteBuf[] parts = Frames.data(outbound[worldDest].alloc(), m);
-        gate(outbound[worldDest]).write(parts, f -> failedSend(worldDest, f));
+        write(worldDest, Frames.data(outbound[worldDest].alloc(), m));
     }
 
     private static Gate gate(final Channel outboundChannel) {
@@ -1328,10 +1327,10 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
 
     /**
      * Waits until the connections whose goodbyes are written have closed: for as long as what any of them has still
-     * to write keeps changing, and at most 5 s or the failure timeout, whichever is longer, once none changes. A
-     * message sent eagerly before the goodbye is the sender's to deliver, and one beyond 1 GiB can take longer than
-     * any fixed bound to drain into a live receiver; connections that stall (a peer stopped, or cut off) wait out
-     * that bound together, not one after the other.
+     * to write keeps changing, and at most 5 s or the failure timeout, whichever is longer, once none changes. The
+     * data written before the goodbye is the sender's to deliver, and the last pieces of a large message can take
+     * longer than any fixed bound to drain into a live but slow receiver; connections that stall (a peer stopped, or
+     * cut off) wait out that bound together, not one after the other.
      */
     private void awaitClosed(final Channel[] channels) {
         final long stallNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(5000, failureTimeoutMillis));

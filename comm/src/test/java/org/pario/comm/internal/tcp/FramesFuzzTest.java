@@ -27,8 +27,8 @@ class FramesFuzzTest {
     @Test
     void mutatedStreamsDecodeOrAreRefused() {
         final int[] values = {1, 2, 3, 4, 5, 6, 7, 8};
-        final byte[] data = bytes(Unpooled.wrappedBuffer(Frames.data(ByteBufAllocator.DEFAULT,
-            MessageAccess.pack(3, 1, 9, Memory.of(values), Datatype.INT, values.length))));
+        final byte[] data = bytes(Frames.data(ByteBufAllocator.DEFAULT, MessageAccess.pack(3, 1, 9, Memory.of(values),
+            Datatype.INT, values.length)));
         final byte[] hello = bytes(Frames.hello(ByteBufAllocator.DEFAULT, 2, "token-abc".getBytes()));
         final byte[] bye = bytes(Frames.bye(ByteBufAllocator.DEFAULT));
         final byte[] two = new byte[data.length + hello.length];

@@ -24,7 +24,7 @@ class FramesTest {
             values[i] = i * 31;
         }
         final Message m = MessageAccess.pack(5, 2, 77, Memory.of(values), Datatype.INT, values.length);
-        final ByteBuf wire = Unpooled.wrappedBuffer(Frames.data(ByteBufAllocator.DEFAULT, m));
+        final ByteBuf wire = Frames.data(ByteBufAllocator.DEFAULT, m);
         final EmbeddedChannel ch = new EmbeddedChannel(new Frames.Decoder(1 << 20));
         while (wire.isReadable()) {
             ch.writeInbound(wire.readRetainedSlice(Math.min(wire.readableBytes(), 7)));
@@ -224,8 +224,8 @@ class FramesTest {
             });
         final ByteBuf wire = Unpooled.buffer();
         final int[] one = {7, 8};
-        wire.writeBytes(Unpooled.wrappedBuffer(Frames.data(ByteBufAllocator.DEFAULT,
-            MessageAccess.pack(0, 0, 1, Memory.of(one), Datatype.INT, 2))));
+        wire.writeBytes(Frames.data(ByteBufAllocator.DEFAULT,
+            MessageAccess.pack(0, 0, 1, Memory.of(one), Datatype.INT, 2)));
         wire.writeBytes(Frames.rts(ByteBufAllocator.DEFAULT, 0, 0, 3, "int", 400, 77));
         final int[] two = {9, 10, 11};
         wire.writeBytes(Frames.dataFrom(ByteBufAllocator.DEFAULT::directBuffer, 0, 0, 2, Memory.of(two), Datatype.INT,
