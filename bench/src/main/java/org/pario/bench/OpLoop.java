@@ -1,5 +1,6 @@
 package org.pario.bench;
 
+import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Locale;
@@ -10,10 +11,10 @@ import org.pario.comm.Pario;
 import org.pario.datatypes.Datatype;
 
 /**
- * Runs one operation back to back, without a barrier between calls, and prints rank 0's mean time per call,
- * three times: at 8 B the figure to set beside {@code bench/c/barrier_floor.c}, which does the same without a library;
- * at larger sizes a steadier figure than the medians of {@code pario bench comm}, from {@code double[]} arrays or
- * direct {@code ByteBuffer}s.
+ * Runs one operation back to back, without a barrier between calls, and prints rank 0's mean time per call and
+ * the heap bytes its threads allocated per call, three times: at 8 B the figure to set beside {@code
+ * bench/c/barrier_floor.c}, which does the same without a library; at larger sizes a steadier figure than the
+ * medians of {@code pario bench comm}, from {@code double[]} arrays or direct {@code ByteBuffer}s.
  *
  * <p>Usage: {@code pario launch -n N -- java -Dpario.sharedMemory=false -cp benchmarks.jar org.pario.bench.OpLoop
  * ITERATIONS barrier|allreduce|bcast|gather|alltoall|send [BYTES [direct|timed]]} (BYTES per rank, default 8; {@code
@@ -75,14 +76,17 @@ public final class OpLoop {
             }
             for (int round = 0; round < 3; round++) {
                 world.barrier();
+                final long allocatedBefore = allocatedBytes();
                 final long start = System.nanoTime();
                 for (int i = 0; i < iterations; i++) {
                     call.run();
                 }
                 final long nanos = System.nanoTime() - start;
+                final long allocated = allocatedBytes() - allocatedBefore;
                 if (world.rank() == 0) {
-                    System.out.printf(Locale.ROOT, "%s, %d ranks, %d B%s: %.1f us per call%n", op, n, count * 8L,
-                        direct ? " direct" : "", nanos / 1e3 / iterations);
+                    System.out.printf(Locale.ROOT, "%s, %d ranks, %d B%s: %.1f us per call, %d bytes allocated per"
+                        + " call%n", op, n, count * 8L, direct ? " direct" : "", nanos / 1e3 / iterations,
+                        allocated / iterations);
                 }
             }
         }
@@ -142,6 +146,22 @@ public final class OpLoop {
                 System.out.println(line);
             }
         }
+    }
+
+    /**
+     * @return the bytes all live threads of this JVM have allocated on the heap so far (event-loop threads take part
+     *     in every message), or 0 where the JVM does not count them
+     */
+    private static long allocatedBytes() {
+        if (!(ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean threads)
+            || !threads.isThreadAllocatedMemoryEnabled()) {
+            return 0;
+        }
+        long sum = 0;
+        for (final long bytes : threads.getThreadAllocatedBytes(threads.getAllThreadIds())) {
+            sum += Math.max(0, bytes);
+        }
+        return sum;
     }
 
     private static Object doubles(final int count, final boolean direct) {

@@ -45,7 +45,7 @@ final class Delivery {
                 + source + " (tag " + tag + ") does not fit the receive buffer of "
                 + count + " x " + type + " = " + capacity + " bytes");
         }
-        final String expected = type.homogeneousBasicType().map(Datatype::toString).orElse(null);
+        final String expected = type.homogeneousBasicName();
         if (sent != null && expected != null && !sent.equals(expected) && !untyped(sent) && !untyped(expected)
             && bytes > 0) {
             return new ParioException(ErrorCategory.MISMATCH, "type signatures do not match: rank "

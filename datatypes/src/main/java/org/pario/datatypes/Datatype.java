@@ -254,6 +254,14 @@ public abstract class Datatype {
         return Optional.ofNullable(homogeneous);
     }
 
+    /**
+     * @return the name of {@link #homogeneousBasicType()} ({@code "double"}, ...), or null when the entries' types
+     *     differ; the same string object every time, for checks made once per message
+     */
+    public final String homogeneousBasicName() {
+        return homogeneous == null ? null : homogeneous.name;
+    }
+
     /** @return the MPI category of this type if it is a predefined basic type, else empty */
     public final Optional<BasicKind> basicKind() {
         return this instanceof BasicType b ? Optional.of(b.kind) : Optional.empty();

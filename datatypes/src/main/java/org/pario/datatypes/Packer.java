@@ -15,7 +15,8 @@ import org.pario.ParioException;
  * {@code long double} turned into IEEE binary128); a value that does not fit the external size is refused
  * with {@link org.pario.ErrorCategory#TRUNCATE}.
  *
- * <p>Stateless and thread-safe; each call creates one small cursor.
+ * <p>Stateless and thread-safe; each call creates one small cursor, except for a type whose elements follow
+ * each other without gaps, whose range is one copy.
  */
 public final class Packer {
     private Packer() {
@@ -38,6 +39,15 @@ public final class Packer {
     public static void pack(final Memory src, final long origin, final Datatype type, final long count,
                             final DataRepresentation representation, final long streamFrom, final ByteBuffer dst,
                             final int dstIndex, final int length) {
+        if (isOneRun(type, representation)) {
+            checkRange(type, count, representation, streamFrom, length);
+            checkBuffer("destination", dst, dstIndex, length);
+            if (dst.isReadOnly()) {
+                throw ParioException.argument("pack: the destination buffer is read-only");
+            }
+            copyRun(src, origin + type.lb() + streamFrom, dst, dstIndex, length, true);
+            return;
+        }
         final Cursor c = rangeCursor(type, count, representation, streamFrom, length);
         checkBuffer("destination", dst, dstIndex, length);
         if (dst.isReadOnly()) {
@@ -63,9 +73,45 @@ public final class Packer {
     public static void unpack(final ByteBuffer src, final int srcIndex, final int length, final Memory dst,
                               final long origin, final Datatype type, final long count,
                               final DataRepresentation representation, final long streamFrom) {
+        if (isOneRun(type, representation)) {
+            checkRange(type, count, representation, streamFrom, length);
+            checkBuffer("source", src, srcIndex, length);
+            copyRun(dst, origin + type.lb() + streamFrom, src, srcIndex, length, false);
+            return;
+        }
         final Cursor c = rangeCursor(type, count, representation, streamFrom, length);
         checkBuffer("source", src, srcIndex, length);
         transfer(c, dst, origin, fullView(src), srcIndex, false, representation);
+    }
+
+    /**
+     * Whether stream byte {@code p} of any count of {@code type} is memory byte {@code lb + p}: then a range of the
+     * stream is one copy, without a cursor (which a small message would otherwise create for a single run).
+     */
+    private static boolean isOneRun(final Datatype type, final DataRepresentation representation) {
+        return type != null && representation != DataRepresentation.EXTERNAL32 && type.isContiguous();
+    }
+
+    /** Copies {@code length} bytes between user memory at {@code user} and the packed buffer at {@code index}. */
+    private static void copyRun(final Memory memory, final long user, final ByteBuffer packed, final int index,
+                                final int length, final boolean toPacked) {
+        if (length == 0) {
+            return;
+        }
+        memory.check(user, length);
+        final Object userBase = memory.rawBase();
+        final Object packedBase = RawCopy.AVAILABLE ? RawCopy.base(packed) : RawCopy.UNADDRESSABLE;
+        if (userBase == RawCopy.UNADDRESSABLE || packedBase == RawCopy.UNADDRESSABLE) {
+            if (toPacked) {
+                memory.read(user, fullView(packed), index, length);
+            } else {
+                memory.write(user, fullView(packed), index, length);
+            }
+        } else if (toPacked) {
+            RawCopy.copy(userBase, memory.rawOffset() + user, packedBase, RawCopy.offset(packed) + index, length);
+        } else {
+            RawCopy.copy(packedBase, RawCopy.offset(packed) + index, userBase, memory.rawOffset() + user, length);
+        }
     }
 
     /**
@@ -256,11 +302,32 @@ public final class Packer {
         Checks.nonNegative("pack", "length", length);
         final Cursor c = new Cursor(type, count, representation, false);
         final long end = Checks.add("pack", streamFrom, length);
-        if (streamFrom < 0 || end > c.streamSize()) {
-            throw ParioException.argument("pack: stream range [" + streamFrom + ", " + end + ") is outside the "
-                + c.streamSize() + "-byte stream of " + count + " x " + type);
-        }
+        checkInside(streamFrom, end, c.streamSize(), type, count);
         return c.seek(streamFrom).limit(end);
+    }
+
+    /** The checks of {@link #rangeCursor}, with the same errors, for a type whose range needs no cursor. */
+    private static void checkRange(final Datatype type, final long count, final DataRepresentation representation,
+                                   final long streamFrom, final int length) {
+        Checks.nonNegative("pack", "count", count);
+        Checks.nonNegative("pack", "length", length);
+        final long total;
+        try {
+            total = Math.multiplyExact(count, type.size(representation));
+            Math.multiplyExact(count, type.extent());
+        } catch (ArithmeticException e) {
+            throw ParioException.argument("cursor: " + count + " elements of " + type.size() + " bytes (extent "
+                + type.extent() + ") overflow 64 bits");
+        }
+        checkInside(streamFrom, Checks.add("pack", streamFrom, length), total, type, count);
+    }
+
+    private static void checkInside(final long streamFrom, final long end, final long total, final Datatype type,
+                                    final long count) {
+        if (streamFrom < 0 || end > total) {
+            throw ParioException.argument("pack: stream range [" + streamFrom + ", " + end + ") is outside the "
+                + total + "-byte stream of " + count + " x " + type);
+        }
     }
 
     /** Absolute bulk copies check against the limit; callers' position and limit must not matter. */

@@ -117,6 +117,52 @@ class DatatypePropertiesTest {
         assertEquals(t.size(), t.size(DataRepresentation.EXTERNAL32), "portable types keep their size");
     }
 
+    /**
+     * Packed bytes are the memory's bytes in typemap order, from every kind of memory, whole and by ranges: types
+     * whose elements follow each other without gaps take a path without a cursor, which must agree with it.
+     */
+    @Property(tries = 300)
+    void packedBytesFollowTheTypemap(@ForAll final long seed, @ForAll @IntRange(min = 0, max = 3) final int count,
+                                     @ForAll @IntRange(min = 0, max = 3) final int memoryKind) {
+        final Datatype t = new RandomTypes(seed, false).next(3);
+        final long[] addresses = streamAddresses(NaiveTypemap.runs(t, count));
+        long min = 0;
+        long max = 0;
+        for (final long a : addresses) {
+            min = Math.min(min, a);
+            max = Math.max(max, a + 1);
+        }
+        final int lead = 3;
+        final int origin = (int) -min + lead;
+        final byte[] bytes = new byte[(int) (max - min) + lead];
+        new Random(seed).nextBytes(bytes);
+        final Memory memory = switch (memoryKind) {
+            case 0 -> Memory.of(bytes);
+            case 1 -> Memory.of(ByteBuffer.allocateDirect(bytes.length).put(bytes).flip());
+            case 2 -> Memory.of(ByteBuffer.wrap(bytes).asReadOnlyBuffer());
+            default -> Memory.of(bytes).at(lead);
+        };
+        // a view counts from its own origin, the others from byte 0
+        final long base = memoryKind == 3 ? memory.origin() + origin - lead : origin;
+        final byte[] expected = new byte[addresses.length];
+        for (int i = 0; i < expected.length; i++) {
+            expected[i] = bytes[(int) (addresses[i] + origin)];
+        }
+        final byte[] packed = new byte[expected.length];
+        Packer.pack(memory, base, t, count, DataRepresentation.NATIVE, 0, ByteBuffer.wrap(packed), 0, packed.length);
+        assertArrayEquals(expected, packed, "packed bytes of " + count + " x " + t + " from memory " + memoryKind);
+        final ByteBuffer direct = ByteBuffer.allocateDirect(packed.length + 5);
+        final Random r = new Random(seed ^ 0x7ea);
+        for (int from = 0; from < packed.length; ) {
+            final int n = Math.min(packed.length - from, r.nextInt(11));
+            Packer.pack(memory, base, t, count, DataRepresentation.NATIVE, from, direct, from + 5, n);
+            from += n;
+        }
+        final byte[] ranged = new byte[packed.length];
+        direct.get(5, ranged);
+        assertArrayEquals(expected, ranged, "packed by ranges into a direct buffer: " + t);
+    }
+
     private static void roundTrip(final Datatype t, final int count, final DataRepresentation rep, final long seed) {
         final List<long[]> runs = NaiveTypemap.runs(t, count);
         long min = 0;

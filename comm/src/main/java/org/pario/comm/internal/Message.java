@@ -78,6 +78,6 @@ public final class Message {
     }
 
     static String basicName(final Datatype type) {
-        return type.homogeneousBasicType().map(Datatype::toString).orElse(null);
+        return type.homogeneousBasicName();
     }
 }

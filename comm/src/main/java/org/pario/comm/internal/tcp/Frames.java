@@ -164,11 +164,13 @@ final class Frames {
     static ByteBuf rts(final ByteBufAllocator alloc, final int context, final int source, final int tag,
                        final String type, final long length, final long sendId, final String shmPath,
                        final long shmOffset) {
-        final byte[] name = type == null ? new byte[0] : type.getBytes(StandardCharsets.UTF_8);
+        final int nameLength = nameLength(type);
         final byte[] path = shmPath == null ? null : shmPath.getBytes(StandardCharsets.UTF_8);
-        final ByteBuf b = alloc.buffer(45 + name.length + (path == null ? 0 : path.length));
+        final ByteBuf b = alloc.buffer(45 + nameLength + (path == null ? 0 : path.length));
         b.writeInt(MAGIC).writeByte(path == null ? RTS : SHM).writeInt(context).writeInt(source).writeInt(tag)
-            .writeShort(name.length).writeBytes(name).writeLong(length).writeLong(sendId);
+            .writeShort(nameLength);
+        writeName(b, type);
+        b.writeLong(length).writeLong(sendId);
         if (path != null) {
             b.writeLong(shmOffset).writeShort(path.length).writeBytes(path);
         }
@@ -216,12 +218,13 @@ final class Frames {
                             final int source, final int tag, final org.pario.datatypes.Memory memory,
                             final org.pario.datatypes.Datatype type, final long count, final int bytes) {
         final String basic = MessageAccess.basicName(type);
-        final byte[] name = basic == null ? new byte[0] : basic.getBytes(StandardCharsets.UTF_8);
-        final int header = 27 + name.length;
+        final int nameLength = nameLength(basic);
+        final int header = 27 + nameLength;
         final ByteBuf b = directBuffer.apply(header + bytes);
         try {
-            b.writeInt(MAGIC).writeByte(DATA).writeInt(context).writeInt(source).writeInt(tag).writeShort(name.length)
-                .writeBytes(name).writeLong(bytes);
+            b.writeInt(MAGIC).writeByte(DATA).writeInt(context).writeInt(source).writeInt(tag).writeShort(nameLength);
+            writeName(b, basic);
+            b.writeLong(bytes);
             org.pario.datatypes.Packer.pack(memory, memory.origin(), type, count,
                 org.pario.datatypes.DataRepresentation.NATIVE, 0, b.nioBuffer(header, bytes), 0, bytes);
             b.writerIndex(header + bytes);
@@ -235,10 +238,12 @@ final class Frames {
     /** The frame of a message: its header, then its chunks without copying them. */
     static ByteBuf data(final ByteBufAllocator alloc, final Message m) {
         final String type = MessageAccess.basicType(m);
-        final byte[] name = type == null ? new byte[0] : type.getBytes(StandardCharsets.UTF_8);
-        final ByteBuf header = alloc.buffer(31 + name.length);
+        final int nameLength = nameLength(type);
+        final ByteBuf header = alloc.buffer(31 + nameLength);
         header.writeInt(MAGIC).writeByte(DATA).writeInt(MessageAccess.context(m)).writeInt(MessageAccess.source(m))
-            .writeInt(MessageAccess.tag(m)).writeShort(name.length).writeBytes(name).writeLong(MessageAccess.bytes(m));
+            .writeInt(MessageAccess.tag(m)).writeShort(nameLength);
+        writeName(header, type);
+        header.writeLong(MessageAccess.bytes(m));
         final ByteBuffer[] chunks = MessageAccess.chunks(m);
         final ByteBuf[] parts = new ByteBuf[chunks.length + 1];
         parts[0] = header;
@@ -248,10 +253,63 @@ final class Frames {
         return Unpooled.wrappedUnmodifiableBuffer(parts);
     }
 
+    /** @return the bytes of a basic type's name on the wire (UTF-8), 0 for none */
+    private static int nameLength(final String name) {
+        return name == null ? 0 : io.netty.buffer.ByteBufUtil.utf8Bytes(name);
+    }
+
+    /** Writes a basic type's name as UTF-8 straight into the frame, without an array per message. */
+    private static void writeName(final ByteBuf b, final String name) {
+        if (name != null) {
+            b.writeCharSequence(name, StandardCharsets.UTF_8);
+        }
+    }
+
+    /**
+     * The basic type names a connection has carried, so that reading one again takes no new string: a connection
+     * carries few, mostly the same one message after message.
+     */
+    static final class Names {
+        private static final int SIZE = 8;
+        private final byte[][] bytes = new byte[SIZE][];
+        private final String[] names = new String[SIZE];
+        private int next;
+
+        /** Reads a name of {@code length} bytes from {@code in}. */
+        String read(final ByteBuf in, final int length) {
+            final int at = in.readerIndex();
+            for (int i = 0; i < SIZE; i++) {
+                final byte[] b = bytes[i];
+                if (b != null && b.length == length && sameBytes(in, at, b)) {
+                    in.skipBytes(length);
+                    return names[i];
+                }
+            }
+            final byte[] read = new byte[length];
+            in.readBytes(read);
+            // the constant of the receiver's own type, so that comparing the two usually finds the same object
+            final String name = new String(read, StandardCharsets.UTF_8).intern();
+            bytes[next] = read;
+            names[next] = name;
+            next = (next + 1) % SIZE;
+            return name;
+        }
+
+        private static boolean sameBytes(final ByteBuf in, final int at, final byte[] b) {
+            for (int i = 0; i < b.length; i++) {
+                if (in.getByte(at + i) != b[i]) {
+                    return false;
+                }
+            }
+            return true;
+        }
+    }
+
     /** Decodes frames; payloads stream into a message's chunks. Malformed or oversized input closes the channel. */
     static final class Decoder extends ByteToMessageDecoder {
         private final long maxMessage;
         private final Landings landings;
+        private final Names names = new Names();
         private MessageAccess.Builder pending;
         private Landing landing;
         private long landingLeft;
@@ -348,8 +406,7 @@ final class Frames {
             if (in.readableBytes() < nameLength + 8 + trailing) {
                 return null;
             }
-            final String name = nameLength == 0 ? null
-                : in.readCharSequence(nameLength, StandardCharsets.UTF_8).toString();
+            final String name = nameLength == 0 ? null : names.read(in, nameLength);
             final long length = in.readLong();
             if (length < 0 || length > maxMessage) {
                 throw new TooLongFrameException("message of " + length + " bytes (limit " + maxMessage + ")");

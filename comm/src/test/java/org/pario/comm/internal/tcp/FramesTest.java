@@ -2,6 +2,7 @@ package org.pario.comm.internal.tcp;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.netty.buffer.ByteBuf;
@@ -38,6 +39,38 @@ class FramesTest {
         final int[] back = new int[values.length];
         MessageAccess.unpack(got, Memory.of(back), Datatype.INT, back.length);
         assertArrayEquals(values, back);
+    }
+
+    /**
+     * Basic type names: each arrives intact whatever else the connection carried before (more names than it keeps,
+     * one not ASCII), and a name it has carried before arrives as the very string the receiver's type has, so a
+     * check compares two references instead of two strings.
+     */
+    @Test
+    void typeNamesArriveIntactAndKnownOnesAsTheReceiversOwnString() {
+        final String[] names = {"int", "double", "float", "long", "short", "char", "signed_char", "unsigned",
+            "long_long", "unsigned_long", "int", "double", "typ\u00e9", "int", "wchar", "typ\u00e9"};
+        final EmbeddedChannel ch = new EmbeddedChannel(new Frames.Decoder(1 << 20));
+        for (final String name : names) {
+            ch.writeInbound(Frames.rts(ByteBufAllocator.DEFAULT, 1, 2, 3, name, 8, 9));
+            assertEquals(new Frames.Rts(1, 2, 3, name, 8, 9, null, 0), ch.readInbound());
+        }
+        for (final Datatype t : new Datatype[] {Datatype.INT, Datatype.DOUBLE, Datatype.LONG}) {
+            ch.writeInbound(Frames.rts(ByteBufAllocator.DEFAULT, 1, 2, 3, t.homogeneousBasicName(), 8, 9));
+            final Frames.Rts got = ch.readInbound();
+            assertSame(t.homogeneousBasicName(), got.type());
+        }
+        ch.writeInbound(Frames.rts(ByteBufAllocator.DEFAULT, 1, 2, 3, null, 8, 9));
+        assertEquals(new Frames.Rts(1, 2, 3, null, 8, 9, null, 0), ch.readInbound());
+        // and in a data frame, packed straight from memory
+        final int[] one = {7};
+        ch.writeInbound(Frames.dataFrom(ByteBufAllocator.DEFAULT::directBuffer, 1, 2, 3, Memory.of(one), Datatype.INT,
+            1, 4));
+        final Message data = ch.readInbound();
+        assertSame(Datatype.INT.homogeneousBasicName(), MessageAccess.basicType(data));
+        final int[] back = new int[1];
+        MessageAccess.unpack(data, Memory.of(back), Datatype.INT, 1);
+        assertArrayEquals(one, back);
     }
 
     @Test
