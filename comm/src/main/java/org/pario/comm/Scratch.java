@@ -10,14 +10,21 @@ import java.util.Iterator;
  * every few calls one started a young pause and a concurrent marking cycle (1.5-2.5 ms of pause every fifth
  * call, and marking threads on the cores the transfer needs).
  *
+ * <p>Smaller arrays are kept too, from a page on: a 64 KiB allreduce at 4 ranks allocated four times its operand
+ * per call (255 KB), and while a young JVM's heap grows every new array lands on pages the kernel must first clear.
+ * Keeping them, it allocates 64 KB per call (the block of a message that arrived before its receive was posted).
+ *
  * <p>Arrays are handed out by exact length, so their users may go on trusting {@code length}; their contents are
  * whatever the last user left, so every user overwrites all it reads. Arrays of at least {@link #MIN_BYTES} are
  * kept, up to {@code limitBytes} in all ({@code -Dpario.scratchBytes}, default 128 MiB, and at most the rank's
- * share of an eighth of the heap among the ranks of its JVM; 0 keeps none), the oldest given up first. Smaller
- * arrays are cheap to allocate and are not kept. Thread-safe: nonblocking collectives of one rank may run at once.
+ * share of an eighth of the heap among the ranks of its JVM; 0 keeps none) and {@link #MAX_ARRAYS} arrays, the
+ * oldest given up first. Arrays below a page take no more than a bump of the allocation pointer and are not kept.
+ * Thread-safe: nonblocking collectives of one rank may run at once.
  */
 final class Scratch {
-    static final int MIN_BYTES = 1 << 20;
+    static final int MIN_BYTES = 4 << 10;
+    /** The most arrays kept at once, whatever their size: a search for a length looks at each. */
+    static final int MAX_ARRAYS = 64;
 
     private final long limitBytes;
     private final ArrayDeque<byte[]> kept = new ArrayDeque<>();
@@ -68,7 +75,7 @@ final class Scratch {
             }
             kept.addLast(a);
             held += a.length;
-            while (held > limitBytes) {
+            while (held > limitBytes || kept.size() > MAX_ARRAYS) {
                 held -= kept.removeFirst().length;
             }
         }

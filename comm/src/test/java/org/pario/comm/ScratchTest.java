@@ -40,6 +40,23 @@ class ScratchTest {
     }
 
     @Test
+    void keepsNoMoreThanItsCountOfArrays() {
+        final Scratch s = new Scratch(Long.MAX_VALUE);
+        final byte[][] arrays = new byte[Scratch.MAX_ARRAYS + 1][];
+        for (int i = 0; i < arrays.length; i++) {
+            arrays[i] = s.take(MIB);
+        }
+        for (final byte[] a : arrays) {
+            s.give(a);
+        }
+        assertEquals((long) Scratch.MAX_ARRAYS * MIB, s.held(), "the oldest array was given up");
+        for (int i = arrays.length - 1; i > 0; i--) {
+            assertSame(arrays[i], s.take(MIB), "the newest first");
+        }
+        assertNotSame(arrays[0], s.take(MIB));
+    }
+
+    @Test
     void aLimitOfZeroKeepsNothing() {
         final Scratch s = new Scratch(0);
         final byte[] a = s.take(MIB);
