@@ -39,11 +39,15 @@ public final class MessageAccess {
         if (m.pull != null) {
             return m.pull.fetch(memory, type, count);
         }
-        if (!m.landed) {
-            m.unpackInto(memory, type, count);
-        }
-        if (m.consumed != null) {
-            m.consumed.run();
+        try {
+            if (!m.landed) {
+                m.unpackInto(memory, type, count);
+            }
+        } finally {
+            // a receive that fails to unpack has taken the message all the same: its sender's credit comes back
+            if (m.consumed != null) {
+                m.consumed.run();
+            }
         }
         return java.util.concurrent.CompletableFuture.completedFuture(null);
     }
