@@ -14,6 +14,7 @@ import org.pario.comm.internal.Endpoint;
 import org.pario.comm.internal.Fabric;
 import org.pario.comm.internal.Message;
 import org.pario.comm.internal.MessageAccess;
+import org.pario.comm.internal.Scratch;
 import org.pario.datatypes.Datatype;
 import org.pario.datatypes.Memory;
 

@@ -747,7 +747,7 @@ class CollectivesTest {
     }
 
     /**
-     * Reductions of a few MiB keep their packed arrays for the next call (see {@link Scratch}); rounds with other
+     * Reductions of a few MiB keep their packed arrays for the next call (see {@link org.pario.comm.internal.Scratch}); rounds with other
      * values check that no call reads what an earlier one left behind, through every reduction and algorithm
      * (Rabenseifner with and without folding, reduce to a root, rank-ordered reduce, scan, reduce-scatter).
      */

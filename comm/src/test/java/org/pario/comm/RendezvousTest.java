@@ -118,6 +118,51 @@ class RendezvousTest {
     }
 
     /**
+     * Eager messages that arrive before their receives are held in arrays that go back to the rank once received, and
+     * are filled again by later messages: every message keeps its own bytes however the arrays change hands (received
+     * in another order than sent, one probed first, some refused, several rounds).
+     */
+    @Test
+    void messagesHeldWholeKeepTheirBytesWhileTheirArraysAreReused() {
+        withSharedMemory(false, () -> Transport.TCP.call(2, world -> {
+            // 8 KiB messages: eager in every configuration the tests run
+            final int messages = 24;
+            final int count = 1024;
+            for (int round = 0; round < 4; round++) {
+                if (world.rank() == 0) {
+                    for (int k = 0; k < messages; k++) {
+                        final long[] data = new long[count];
+                        java.util.Arrays.fill(data, 1000L * round + k);
+                        world.send(data, count, Datatype.LONG, 1, k);
+                    }
+                    world.barrier();
+                    world.barrier();
+                    continue;
+                }
+                // the messages are in: rank 0 sent them before its part of the barrier, on the same connection
+                world.barrier();
+                assertEquals(count, world.probe(0, messages - 1).count(Datatype.LONG));
+                for (int k = messages - 1; k >= 0; k--) {
+                    if (k % 5 == 3) {
+                        final int tag = k;
+                        assertThrows(ParioException.class, () -> world.recv(new int[2 * count], 2 * count,
+                            Datatype.INT, 0, tag), "long data refused by an int receive");
+                        continue;
+                    }
+                    final long[] got = new long[count];
+                    world.recv(got, count, Datatype.LONG, 0, k);
+                    for (final long v : got) {
+                        assertEquals(1000L * round + k, v, "message " + k + " of round " + round);
+                    }
+                }
+                assertTrue(((TcpFabric) world.fabric).arraysKeptForMessages() > 0, "the arrays came back");
+                world.barrier();
+            }
+            return null;
+        }));
+    }
+
+    /**
      * Eager messages that were in before their receives, which then fail to unpack them (the receive type reaches
      * past the end of the array): each gives its sender's credit back all the same, so a later small message still
      * goes eagerly.

@@ -82,15 +82,30 @@ public final class MessageAccess {
         return Message.basicName(type);
     }
 
-    /** @return a builder that fills a message's chunks from the wire */
+    /** @return a builder that fills a message's chunks from the wire, in new arrays */
     public static Builder builder(final int context, final int source, final int tag, final long bytes,
                                   final String basicType) {
-        return new Builder(context, source, tag, bytes, basicType);
+        return new Builder(context, source, tag, bytes, basicType, null);
     }
 
-    /** @return the message with a hook run once its data has been consumed (unpacked or refused) */
+    /**
+     * @param arrays where the chunks' arrays come from and go back to once the message has been consumed (unpacked
+     *               or refused), or null for new arrays
+     * @return a builder that fills a message's chunks from the wire
+     */
+    public static Builder builder(final int context, final int source, final int tag, final long bytes,
+                                  final String basicType, final Scratch arrays) {
+        return new Builder(context, source, tag, bytes, basicType, arrays);
+    }
+
+    /** @return the message with a hook run once its data has been consumed (unpacked or refused), after its own */
     public static Message whenConsumed(final Message m, final Runnable hook) {
-        return new Message(m.context, m.source, m.tag, m.bytes, m.chunks, m.basicType, m.pull, hook, m.landed);
+        final Runnable own = m.consumed;
+        final Runnable both = own == null ? hook : () -> {
+            own.run();
+            hook.run();
+        };
+        return new Message(m.context, m.source, m.tag, m.bytes, m.chunks, m.basicType, m.pull, both, m.landed);
     }
 
     /** Fills a message's payload as bytes arrive. */
@@ -101,14 +116,17 @@ public final class MessageAccess {
         private final long bytes;
         private final String basicType;
         private final java.nio.ByteBuffer[] chunks;
+        private final Scratch arrays;
         private long filled;
 
-        Builder(final int context, final int source, final int tag, final long bytes, final String basicType) {
+        Builder(final int context, final int source, final int tag, final long bytes, final String basicType,
+                final Scratch arrays) {
             this.context = context;
             this.source = source;
             this.tag = tag;
             this.bytes = bytes;
             this.basicType = basicType;
+            this.arrays = arrays;
             final int n = (int) ((bytes + Message.CHUNK - 1) / Message.CHUNK);
             chunks = new java.nio.ByteBuffer[n];
         }
@@ -124,7 +142,8 @@ public final class MessageAccess {
             while (left > 0) {
                 final int chunk = (int) (filled / Message.CHUNK);
                 if (chunks[chunk] == null) {
-                    chunks[chunk] = java.nio.ByteBuffer.allocate((int) Math.min(Message.CHUNK, bytes - (long) chunk * Message.CHUNK));
+                    final int length = (int) Math.min(Message.CHUNK, bytes - (long) chunk * Message.CHUNK);
+                    chunks[chunk] = java.nio.ByteBuffer.wrap(arrays == null ? new byte[length] : arrays.take(length));
                 }
                 final int at = (int) (filled % Message.CHUNK);
                 final int take = Math.min(left, chunks[chunk].capacity() - at);
@@ -134,9 +153,17 @@ public final class MessageAccess {
             }
         }
 
-        /** @return the complete message */
+        /** @return the complete message; its arrays go back to where they came from once it is consumed */
         public Message build() {
-            return new Message(context, source, tag, bytes, chunks, basicType);
+            if (arrays == null || chunks.length == 0) {
+                return new Message(context, source, tag, bytes, chunks, basicType);
+            }
+            final java.nio.ByteBuffer[] filledChunks = chunks;
+            return new Message(context, source, tag, bytes, chunks, basicType, null, () -> {
+                for (final java.nio.ByteBuffer chunk : filledChunks) {
+                    arrays.give(chunk.array());
+                }
+            });
         }
     }
 

@@ -124,6 +124,11 @@ final class Frames {
                                final String type) {
             return null;
         }
+
+        /** @return where the arrays of a message held whole come from and go back to, or null for new ones */
+        default org.pario.comm.internal.Scratch arrays() {
+            return null;
+        }
     }
 
     /** A peer's sign of life on an idle connection. */
@@ -506,7 +511,8 @@ final class Frames {
                         if (to != null) {
                             land(to, e.length);
                         } else {
-                            pending = MessageAccess.builder(e.context, e.source, e.tag, e.length, e.type);
+                            pending = MessageAccess.builder(e.context, e.source, e.tag, e.length, e.type,
+                                landings.arrays());
                         }
                     }
                     case RTS -> {

@@ -1,4 +1,4 @@
-package org.pario.comm;
+package org.pario.comm.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotSame;

@@ -1,11 +1,11 @@
-package org.pario.comm;
+package org.pario.comm.internal;
 
 import java.util.ArrayDeque;
 import java.util.Iterator;
 
 /**
- * Large byte arrays of reductions (packed operands, partial results, blocks received from partners) kept for the
- * next call instead of left to the garbage collector. G1 puts an array of half a heap region or more (2 MiB with
+ * Byte arrays of reductions (packed operands, partial results, blocks received from partners), and of eager messages
+ * that arrive before their receive, kept for the next use instead of left to the garbage collector. G1 puts an array of half a heap region or more (2 MiB with
  * a few GiB of heap) straight into the old generation; a 16 MiB allreduce allocated 24 MiB of them per call, and
  * every few calls one started a young pause and a concurrent marking cycle (1.5-2.5 ms of pause every fifth
  * call, and marking threads on the cores the transfer needs).
@@ -21,16 +21,18 @@ import java.util.Iterator;
  * oldest given up first. Arrays below a page take no more than a bump of the allocation pointer and are not kept.
  * Thread-safe: nonblocking collectives of one rank may run at once.
  */
-final class Scratch {
-    static final int MIN_BYTES = 4 << 10;
+public final class Scratch {
+    /** The smallest array kept. */
+    public static final int MIN_BYTES = 4 << 10;
     /** The most arrays kept at once, whatever their size: a search for a length looks at each. */
-    static final int MAX_ARRAYS = 64;
+    public static final int MAX_ARRAYS = 64;
 
     private final long limitBytes;
     private final ArrayDeque<byte[]> kept = new ArrayDeque<>();
     private long held;
 
-    Scratch(final long limitBytes) {
+    /** @param limitBytes the most bytes kept at once; 0 keeps none */
+    public Scratch(final long limitBytes) {
         this.limitBytes = limitBytes;
     }
 
@@ -38,14 +40,14 @@ final class Scratch {
      * @param ranksInThisJvm ranks whose scratch stores share this JVM's heap
      * @return a scratch store with the configured limit, within its rank's share of an eighth of the heap
      */
-    static Scratch configured(final int ranksInThisJvm) {
+    public static Scratch configured(final int ranksInThisJvm) {
         final long limit = Long.getLong("pario.scratchBytes", 128L << 20);
         final long share = Runtime.getRuntime().maxMemory() / 8 / Math.max(1, ranksInThisJvm);
         return new Scratch(Math.max(0, Math.min(limit, share)));
     }
 
     /** @return an array of exactly {@code length} bytes; its contents are undefined */
-    byte[] take(final int length) {
+    public byte[] take(final int length) {
         if (length >= MIN_BYTES) {
             synchronized (this) {
                 final Iterator<byte[]> it = kept.descendingIterator();
@@ -63,7 +65,7 @@ final class Scratch {
     }
 
     /** Takes back an array nobody uses any more (null is ignored). */
-    void give(final byte[] a) {
+    public void give(final byte[] a) {
         if (a == null || a.length < MIN_BYTES || a.length > limitBytes) {
             return;
         }
@@ -82,7 +84,7 @@ final class Scratch {
     }
 
     /** @return bytes kept now */
-    synchronized long held() {
+    public synchronized long held() {
         return held;
     }
 }
