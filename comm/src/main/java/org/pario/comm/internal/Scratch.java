@@ -5,21 +5,21 @@ import java.util.Iterator;
 
 /**
  * Byte arrays of reductions (packed operands, partial results, blocks received from partners), and of eager messages
- * that arrive before their receive, kept for the next use instead of left to the garbage collector. G1 puts an array of half a heap region or more (2 MiB with
- * a few GiB of heap) straight into the old generation; a 16 MiB allreduce allocated 24 MiB of them per call, and
- * every few calls one started a young pause and a concurrent marking cycle (1.5-2.5 ms of pause every fifth
- * call, and marking threads on the cores the transfer needs).
+ * that arrive before their receive, kept for the next use instead of left to the garbage collector. G1 puts an
+ * array of half a heap region or more (2 MiB with a few GiB of heap) straight into the old generation; a 16 MiB
+ * allreduce allocated 24 MiB of them per call, and every few calls one started a young pause and a concurrent
+ * marking cycle (1.5-2.5 ms of pause every fifth call, and marking threads on the cores the transfer needs).
  *
  * <p>Smaller arrays are kept too, from a page on: a 64 KiB allreduce at 4 ranks allocated four times its operand
  * per call (255 KB), and while a young JVM's heap grows every new array lands on pages the kernel must first clear.
- * Keeping them, it allocates 64 KB per call (the block of a message that arrived before its receive was posted).
+ * Keeping them, and the arrays of messages that arrive before their receive, it allocates 3 KB per call.
  *
  * <p>Arrays are handed out by exact length, so their users may go on trusting {@code length}; their contents are
  * whatever the last user left, so every user overwrites all it reads. Arrays of at least {@link #MIN_BYTES} are
- * kept, up to {@code limitBytes} in all ({@code -Dpario.scratchBytes}, default 128 MiB, and at most the rank's
- * share of an eighth of the heap among the ranks of its JVM; 0 keeps none) and {@link #MAX_ARRAYS} arrays, the
- * oldest given up first. Arrays below a page take no more than a bump of the allocation pointer and are not kept.
- * Thread-safe: nonblocking collectives of one rank may run at once.
+ * kept, up to {@code limitBytes} in all (for reductions {@code -Dpario.scratchBytes}, default 128 MiB, and at most
+ * the rank's share of an eighth of the heap among the ranks of its JVM; 0 keeps none) and {@link #MAX_ARRAYS}
+ * arrays, the oldest given up first. Arrays below a page take no more than a bump of the allocation pointer and
+ * are not kept. Thread-safe: nonblocking collectives of one rank may run at once, and messages arrive meanwhile.
  */
 public final class Scratch {
     /** The smallest array kept. */
