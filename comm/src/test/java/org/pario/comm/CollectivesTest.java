@@ -795,6 +795,33 @@ class CollectivesTest {
         });
     }
 
+    /**
+     * An allreduce whose blocks come in more pieces than a rank sends ahead of its partner's (at 2 ranks, pieces of
+     * 512 KiB, {@link Collectives#PIECES_AHEAD_BYTES} ahead): every piece arrives, and the halves differ in length
+     * (an odd count), in place and not, twice in a row.
+     */
+    @ParameterizedTest(name = "{0}")
+    @org.junit.jupiter.params.provider.EnumSource(Transport.class)
+    void anAllreduceOfManyPiecesSendsThemAFewAhead(final Transport transport) {
+        final int count = (3 << 19) + 3;
+        transport.run(2, world -> {
+            final int me = world.rank();
+            for (int round = 0; round < 2; round++) {
+                final double[] mine = new double[count];
+                for (int k = 0; k < count; k++) {
+                    mine[k] = round + me * 0.5 + k;
+                }
+                final double[] sum = new double[count];
+                world.allreduce(mine, sum, count, Datatype.DOUBLE, Op.SUM);
+                world.allreduce(Communicator.IN_PLACE, mine, count, Datatype.DOUBLE, Op.MAX);
+                for (int k = 0; k < count; k++) {
+                    assertEquals(2.0 * (round + k) + 0.5, sum[k], "round " + round + " sum " + k);
+                    assertEquals(round + 0.5 + k, mine[k], "round " + round + " max " + k);
+                }
+            }
+        });
+    }
+
     static java.util.stream.Stream<Arguments> reuseShapes() {
         return transportsWith(1, 2, 3, 4);
     }
