@@ -862,9 +862,9 @@ final class Collectives {
     /**
      * Bytes of a block's pieces sent ahead of the partner's: half the eager credit a rank may have unconsumed at a
      * peer (4 MiB, see docs/comm.md), so that every piece goes eagerly. Sending all of a block's pieces at once, the
-     * pieces beyond the credit waited at the sender for the partner to ask for each (16 MiB allreduce at 2 ranks,
-     * {@code OpLoop 100 allreduce 16777216}: 17.5-18.5 ms a call against 13.9-14.5 with a credit that let them all
-     * go eagerly).
+     * pieces beyond the credit waited at the sender for the partner to ask for each (allreduce at 2 ranks, {@code
+     * OpLoop 100 allreduce 16777216}: 17.7-19.9 ms a call against 12.0-17.2 sending a few ahead; 64 MiB 57.4-67.6
+     * against 47.3-48.4).
      */
     static final long PIECES_AHEAD_BYTES = 2L << 20;
 
