@@ -871,7 +871,10 @@ final class Collectives {
     /**
      * A block of {@code count} elements of a gap-free type sent in pieces, as {@link #receivePieces} expects, at most
      * {@link #PIECES_AHEAD_BYTES} ahead of the pieces received from the partner: the first ones when made, each later
-     * one as the receiver reaches the piece that many before it.
+     * one as the receiver reaches the piece that many before it. Neither partner waits for the other for good: before
+     * waiting for piece {@code j}, each has sent its pieces up to {@code j + ahead - 1}, so the piece it waits for
+     * was sent before its partner waited for an earlier one, down to the pieces sent when made; and each sends the
+     * rest of its pieces once it has received all it waits for (the halves of a block differ by at most one piece).
      */
     private static final class Pieces {
         private final Communicator c;
