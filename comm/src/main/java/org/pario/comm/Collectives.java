@@ -837,7 +837,7 @@ final class Collectives {
                 given.sendAhead(k);
                 pieces[k].join();
             }
-            given.sendAhead(Integer.MAX_VALUE);
+            given.sendRest();
             lo = Math.min(lo, t.lo);
             hi = Math.max(hi, t.hi);
         }
@@ -900,7 +900,7 @@ final class Collectives {
             sendAhead(0);
         }
 
-        /** Sends the pieces before {@code received + ahead} not sent yet: all of them for a large {@code received}. */
+        /** Sends the pieces not sent yet of those before {@code received + ahead}. */
         void sendAhead(final int received) {
             final long pieces = (count + segment - 1) / segment;
             final long until = Math.min(pieces, (long) received + ahead);
@@ -908,6 +908,11 @@ final class Collectives {
                 final long first = sent * segment;
                 send(c, from.at(first * type.size()), Math.min(segment, count - first), type, partner, tag);
             }
+        }
+
+        /** Sends every piece not sent yet: the partner's are all in. */
+        void sendRest() {
+            sendAhead(Integer.MAX_VALUE);
         }
     }
 
@@ -946,7 +951,7 @@ final class Collectives {
                 }
             }
         }
-        given.sendAhead(Integer.MAX_VALUE);
+        given.sendRest();
     }
 
     /**

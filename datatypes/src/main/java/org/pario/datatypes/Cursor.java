@@ -70,13 +70,7 @@ public final class Cursor {
         this.external = representation == DataRepresentation.EXTERNAL32;
         this.typed = typed || external;
         this.elementStreamSize = type.size(representation);
-        try {
-            this.total = Math.multiplyExact(count, elementStreamSize);
-            Math.multiplyExact(count, type.extent);
-        } catch (ArithmeticException e) {
-            throw ParioException.argument("cursor: " + count + " elements of " + type.size + " bytes (extent "
-                + type.extent + ") overflow 64 bits");
-        }
+        this.total = streamSize(type, count, representation);
         final int frames = type.depth + 2;
         this.node = new BlockedType[frames];
         this.base = new long[frames];
@@ -84,6 +78,20 @@ public final class Cursor {
         this.elem = new long[frames];
         this.limit = total;
         seek(0);
+    }
+
+    /**
+     * @return the bytes of the packed stream of {@code count} elements of {@code type} in {@code representation}
+     * @throws ParioException when the stream or the elements' extent overflow 64 bits
+     */
+    static long streamSize(final Datatype type, final long count, final DataRepresentation representation) {
+        try {
+            Math.multiplyExact(count, type.extent);
+            return Math.multiplyExact(count, type.size(representation));
+        } catch (ArithmeticException e) {
+            throw ParioException.argument("cursor: " + count + " elements of " + type.size + " bytes (extent "
+                + type.extent + ") overflow 64 bits");
+        }
     }
 
     /**

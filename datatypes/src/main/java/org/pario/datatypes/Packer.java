@@ -39,21 +39,16 @@ public final class Packer {
     public static void pack(final Memory src, final long origin, final Datatype type, final long count,
                             final DataRepresentation representation, final long streamFrom, final ByteBuffer dst,
                             final int dstIndex, final int length) {
-        if (isOneRun(type, representation)) {
-            checkRange(type, count, representation, streamFrom, length);
-            checkBuffer("destination", dst, dstIndex, length);
-            if (dst.isReadOnly()) {
-                throw ParioException.argument("pack: the destination buffer is read-only");
-            }
-            copyRun(src, origin + type.lb() + streamFrom, dst, dstIndex, length, true);
-            return;
-        }
         final Cursor c = rangeCursor(type, count, representation, streamFrom, length);
         checkBuffer("destination", dst, dstIndex, length);
         if (dst.isReadOnly()) {
             throw ParioException.argument("pack: the destination buffer is read-only");
         }
-        transfer(c, src, origin, fullView(dst), dstIndex, true, representation);
+        if (c == null) {
+            copyRun(src, origin + type.lb() + streamFrom, dst, dstIndex, length, true);
+        } else {
+            transfer(c, src, origin, fullView(dst), dstIndex, true, representation);
+        }
     }
 
     /**
@@ -73,23 +68,13 @@ public final class Packer {
     public static void unpack(final ByteBuffer src, final int srcIndex, final int length, final Memory dst,
                               final long origin, final Datatype type, final long count,
                               final DataRepresentation representation, final long streamFrom) {
-        if (isOneRun(type, representation)) {
-            checkRange(type, count, representation, streamFrom, length);
-            checkBuffer("source", src, srcIndex, length);
-            copyRun(dst, origin + type.lb() + streamFrom, src, srcIndex, length, false);
-            return;
-        }
         final Cursor c = rangeCursor(type, count, representation, streamFrom, length);
         checkBuffer("source", src, srcIndex, length);
-        transfer(c, dst, origin, fullView(src), srcIndex, false, representation);
-    }
-
-    /**
-     * Whether stream byte {@code p} of any count of {@code type} is memory byte {@code lb + p}: then a range of the
-     * stream is one copy, without a cursor (which a small message would otherwise create for a single run).
-     */
-    private static boolean isOneRun(final Datatype type, final DataRepresentation representation) {
-        return type != null && representation != DataRepresentation.EXTERNAL32 && type.isContiguous();
+        if (c == null) {
+            copyRun(dst, origin + type.lb() + streamFrom, src, srcIndex, length, false);
+        } else {
+            transfer(c, dst, origin, fullView(src), srcIndex, false, representation);
+        }
     }
 
     /** Copies {@code length} bytes between user memory at {@code user} and the packed buffer at {@code index}. */
@@ -295,39 +280,26 @@ public final class Packer {
         return Checks.mul("pack", count, type.size(representation));
     }
 
+    /**
+     * Checks a range of the stream and returns a cursor over it, or null when stream byte {@code p} of any count of
+     * {@code type} is memory byte {@code lb + p}: then the range is one copy, without a cursor (which a small
+     * message would otherwise create for its single run).
+     */
     private static Cursor rangeCursor(final Datatype type, final long count, final DataRepresentation representation,
                                       final long streamFrom, final int length) {
         Checks.notNull("pack", "type", type);
         Checks.nonNegative("pack", "count", count);
         Checks.nonNegative("pack", "length", length);
-        final Cursor c = new Cursor(type, count, representation, false);
+        final long total = Cursor.streamSize(type, count, representation);
         final long end = Checks.add("pack", streamFrom, length);
-        checkInside(streamFrom, end, c.streamSize(), type, count);
-        return c.seek(streamFrom).limit(end);
-    }
-
-    /** The checks of {@link #rangeCursor}, with the same errors, for a type whose range needs no cursor. */
-    private static void checkRange(final Datatype type, final long count, final DataRepresentation representation,
-                                   final long streamFrom, final int length) {
-        Checks.nonNegative("pack", "count", count);
-        Checks.nonNegative("pack", "length", length);
-        final long total;
-        try {
-            total = Math.multiplyExact(count, type.size(representation));
-            Math.multiplyExact(count, type.extent());
-        } catch (ArithmeticException e) {
-            throw ParioException.argument("cursor: " + count + " elements of " + type.size() + " bytes (extent "
-                + type.extent() + ") overflow 64 bits");
-        }
-        checkInside(streamFrom, Checks.add("pack", streamFrom, length), total, type, count);
-    }
-
-    private static void checkInside(final long streamFrom, final long end, final long total, final Datatype type,
-                                    final long count) {
         if (streamFrom < 0 || end > total) {
             throw ParioException.argument("pack: stream range [" + streamFrom + ", " + end + ") is outside the "
                 + total + "-byte stream of " + count + " x " + type);
         }
+        if (representation != DataRepresentation.EXTERNAL32 && type.isContiguous()) {
+            return null;
+        }
+        return new Cursor(type, count, representation, false).seek(streamFrom).limit(end);
     }
 
     /** Absolute bulk copies check against the limit; callers' position and limit must not matter. */

@@ -82,12 +82,6 @@ public final class MessageAccess {
         return Message.basicName(type);
     }
 
-    /** @return a builder that fills a message's chunks from the wire, in new arrays */
-    public static Builder builder(final int context, final int source, final int tag, final long bytes,
-                                  final String basicType) {
-        return new Builder(context, source, tag, bytes, basicType, null);
-    }
-
     /**
      * @param arrays where the chunks' arrays come from and go back to once the message has been consumed (unpacked
      *               or refused), or null for new arrays
@@ -158,9 +152,8 @@ public final class MessageAccess {
             if (arrays == null || chunks.length == 0) {
                 return new Message(context, source, tag, bytes, chunks, basicType);
             }
-            final java.nio.ByteBuffer[] filledChunks = chunks;
             return new Message(context, source, tag, bytes, chunks, basicType, null, () -> {
-                for (final java.nio.ByteBuffer chunk : filledChunks) {
+                for (final java.nio.ByteBuffer chunk : chunks) {
                     arrays.give(chunk.array());
                 }
             });

@@ -14,6 +14,7 @@ import io.netty.handler.codec.CorruptedFrameException;
 import io.netty.handler.codec.TooLongFrameException;
 import org.pario.comm.internal.Message;
 import org.pario.comm.internal.MessageAccess;
+import org.pario.comm.internal.Scratch;
 
 /**
  * Pario's wire format between ranks. Every frame starts with a magic number and a kind:
@@ -126,7 +127,7 @@ final class Frames {
         }
 
         /** @return where the arrays of a message held whole come from and go back to, or null for new ones */
-        default org.pario.comm.internal.Scratch arrays() {
+        default Scratch arrays() {
             return null;
         }
     }

@@ -44,6 +44,7 @@ import org.pario.comm.internal.Endpoint;
 import org.pario.comm.internal.Fabric;
 import org.pario.comm.internal.Message;
 import org.pario.comm.internal.MessageAccess;
+import org.pario.comm.internal.Scratch;
 
 /**
  * One rank per JVM, connected over TCP with Netty. Start-up: a {@link Rendezvous} at rank 0 exchanges addresses;
@@ -146,14 +147,13 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
     private final AtomicLongArray creditToReturn;
     /** Where large messages to peers of this host are staged, or null (off, unusable, or TLS). */
     private final SharedMemory sharedMemory;
-    /** Large direct buffers for rendezvous data, kept for reuse ({@code -Dpario.spareBufferBytes}). */
     /**
      * Arrays of eager messages that arrive before their receive, given back once the receive has taken them:
      * allocating one for each such message cost a 64 KiB allreduce at 4 ranks a fresh 64 KiB per call. Up to 8 MiB,
      * and a sixty-fourth of the heap.
      */
-    private final org.pario.comm.internal.Scratch heldWhole = new org.pario.comm.internal.Scratch(
-        Math.min(8L << 20, Runtime.getRuntime().maxMemory() / 64));
+    private final Scratch heldWhole = new Scratch(Math.min(8L << 20, Runtime.getRuntime().maxMemory() / 64));
+    /** Large direct buffers for rendezvous data, kept for reuse ({@code -Dpario.spareBufferBytes}). */
     private final SpareBuffers spareBuffers = new SpareBuffers(io.netty.buffer.ByteBufAllocator.DEFAULT,
         Long.getLong("pario.spareBufferBytes", 128L << 20));
     /** Per peer: whether it runs on this host, so a shared-memory file can reach it. */
@@ -1160,7 +1160,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         }
 
         @Override
-        public org.pario.comm.internal.Scratch arrays() {
+        public Scratch arrays() {
             return heldWhole;
         }
 
