@@ -30,7 +30,9 @@ import picocli.CommandLine.Spec;
  * {@code Pario.init()} reads. With {@code --bind-to cores}, when the ranks do not outnumber the cores, each runs on an
  * equal share of them of its own (the share in {@code PARIO_CPUS}). Output is forwarded line by line with a
  * {@code [rank]} prefix. The launch exits with the first non-zero status of any rank, after stopping the others, or
- * with 0 when all succeed.
+ * with 0 when all succeed. Unless the environment already says otherwise, the C library of each rank backs large
+ * allocations with transparent huge pages ({@code GLIBC_TUNABLES=glibc.malloc.hugetlb=1}), so that the direct
+ * buffers of its storage accesses are physically contiguous ({@link org.pario.io.storage.DirectBuffers}).
  */
 @Command(name = "launch", mixinStandardHelpOptions = true,
     description = {"Starts N ranks of a job on this machine and waits for them.",
@@ -89,6 +91,23 @@ final class LaunchCommand implements Callable<Integer> {
         return "cores".equals(setting);
     }
 
+    /** The C library setting that backs large allocations with transparent huge pages, where the kernel has them. */
+    static final String MALLOC_HUGE_PAGES = "glibc.malloc.hugetlb=1";
+
+    /**
+     * Adds {@link #MALLOC_HUGE_PAGES} to a rank's {@code GLIBC_TUNABLES}, unless they already choose a huge page
+     * setting ({@code glibc.malloc.hugetlb=0} turns it off). Only glibc reads the variable; other C libraries and
+     * kernels without transparent huge pages ignore it.
+     */
+    static void hugePagesForMalloc(final java.util.Map<String, String> env) {
+        final String tunables = env.get("GLIBC_TUNABLES");
+        if (tunables == null || tunables.isBlank()) {
+            env.put("GLIBC_TUNABLES", MALLOC_HUGE_PAGES);
+        } else if (!(":" + tunables).contains(":glibc.malloc.hugetlb=")) {
+            env.put("GLIBC_TUNABLES", tunables + ":" + MALLOC_HUGE_PAGES);
+        }
+    }
+
     /**
      * As below, with each rank on its own share of the cores when they fit if the environment variable {@code
      * PARIO_BIND_TO} is {@code cores} (for the commands that launch ranks themselves: bench, demo, view).
@@ -134,6 +153,7 @@ final class LaunchCommand implements Callable<Integer> {
                 pb.environment().put("PARIO_RENDEZVOUS_DIR", dir.toString());
                 pb.environment().put("PARIO_BIND", bind);
                 pb.environment().put("PARIO_STARTUP_TIMEOUT", Integer.toString(startupTimeout));
+                hugePagesForMalloc(pb.environment());
                 final Process p;
                 try {
                     p = pb.start();

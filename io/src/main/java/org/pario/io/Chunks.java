@@ -3,6 +3,7 @@ package org.pario.io;
 import java.nio.ByteBuffer;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.pario.io.storage.DirectBuffers;
 
 /**
  * The packing buffers of one file's independent accesses, kept for the next access; for a storage that prefers them
@@ -44,12 +45,12 @@ final class Chunks {
     }
 
     /**
-     * @return a direct buffer of at least {@code bytes + slack} bytes whose first byte is aligned to
-     *     {@code alignment}, so that a slice of {@code bytes} may start anywhere in its first {@code slack} bytes
+     * @return a direct buffer of {@code bytes + slack} bytes whose first byte is aligned to {@code alignment} (and to
+     *     a huge page when it holds one, {@link DirectBuffers}), so that a slice of {@code bytes} may start anywhere
+     *     in its first {@code slack} bytes
      */
     static ByteBuffer alignedDirect(final int bytes, final int alignment, final int slack) {
-        // alignedSlice cuts up to alignment - 1 bytes at each end
-        return ByteBuffer.allocateDirect(bytes + slack + 2 * alignment).alignedSlice(alignment);
+        return DirectBuffers.allocate(Math.addExact(bytes, slack), alignment);
     }
 
     /** @return a buffer of {@link #bytes} bytes, position 0 and limit its capacity */
@@ -62,7 +63,7 @@ final class Chunks {
         if (!direct) {
             return ByteBuffer.allocate(bytes);
         }
-        return alignedDirect(bytes, alignment, 0).limit(bytes).slice();
+        return alignedDirect(bytes, alignment, 0);
     }
 
     /** Hands a buffer from {@link #take} back. */

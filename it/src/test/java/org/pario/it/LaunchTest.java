@@ -45,6 +45,29 @@ class LaunchTest {
         assertTrue(err.toString().contains("exited with status"), err.toString());
     }
 
+    /**
+     * A launched rank's C library backs large allocations with transparent huge pages, so that the buffers of its
+     * direct storage accesses are physically contiguous: 64 MiB of them are at least half huge pages (the kernel may
+     * lack a free huge page now and then; without the setting none are).
+     */
+    @Test
+    void launchedRanksBackDirectBuffersWithHugePages() throws Exception {
+        final String thp = java.nio.file.Files.readString(Path.of("/sys/kernel/mm/transparent_hugepage/enabled"));
+        assertTrue(thp.contains("[madvise]") || thp.contains("[always]"),
+            "the machines the project runs on offer transparent huge pages on request: " + thp);
+        final StringWriter out = new StringWriter();
+        final StringWriter err = new StringWriter();
+        final int code = Main.run(new PrintWriter(out), new PrintWriter(err), new String[] {"launch", "-n", "1", "--",
+            Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m", "-cp",
+            System.getProperty("java.class.path"), HugePagesMain.class.getName()});
+        assertEquals(0, code, out + "\n" + err);
+        final java.util.regex.Matcher m = java.util.regex.Pattern
+            .compile("tunables=(\\S+) buffers=16 hugeKiB=(-?\\d+)").matcher(out.toString());
+        assertTrue(m.find(), out.toString());
+        assertTrue((":" + m.group(1)).contains(":glibc.malloc.hugetlb=1"), m.group(1));
+        assertTrue(Long.parseLong(m.group(2)) >= 32 * 1024, out.toString());
+    }
+
     /** The CPUs a process may run on, as this system lists them ({@code 0-3,6}). */
     private static String allowedCpus(final String status) {
         for (final String line : status.split("\n")) {

@@ -453,7 +453,7 @@ public final class LocalStorage implements Storage {
             return pooled;
         }
         final int bytes = STAGING_BYTES / directAlignment * directAlignment;
-        return ByteBuffer.allocateDirect(bytes + directAlignment).alignedSlice(directAlignment).limit(bytes).slice();
+        return DirectBuffers.allocate(bytes, Integer.bitCount(directAlignment) == 1 ? directAlignment : 4096);
     }
 
     @Override
