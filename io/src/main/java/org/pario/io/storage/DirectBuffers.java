@@ -13,8 +13,9 @@ import org.pario.ParioException;
  * <p>A read or write with {@code O_DIRECT} moves data between the device and the buffer's physical pages, one DMA
  * segment per physically contiguous piece. Memory the JVM takes from the C library arrives as scattered 4 KiB pages:
  * measured here, 2 to 256 pieces per MiB depending on how fragmented free memory was, and a virtual disk that takes
- * at most 254 segments per request then splits a 1 MiB access in two and moves each piece on its own; reads of 1 MiB
- * runs ran 0.6-0.7 of their speed into a buffer of few pieces (docs/benchmarks.md, "Direct reads into huge pages").
+ * at most 254 segments per request then splits a 1 MiB access in two and moves each piece on its own; cold reads of
+ * a darray ran at half to nine tenths of the speed they reach in huge pages (docs/benchmarks.md, "Direct reads and
+ * writes into huge pages").
  * A buffer of at least one huge page therefore starts on a huge-page boundary: where the C library asks the kernel
  * for huge pages ({@code GLIBC_TUNABLES=glibc.malloc.hugetlb=1}, which {@code pario launch} and {@code bin/pario}
  * set) or the kernel gives them to every mapping ({@code transparent_hugepage/enabled = always}), every 2 MiB of it
