@@ -453,6 +453,8 @@ public final class LocalStorage implements Storage {
             return pooled;
         }
         final int bytes = STAGING_BYTES / directAlignment * directAlignment;
+        // O_DIRECT needs memory aligned to the device's logical block, at most a page, whatever the file system's
+        // block: a page serves block sizes that are not powers of two
         return DirectBuffers.allocate(bytes, Integer.bitCount(directAlignment) == 1 ? directAlignment : 4096);
     }
 
