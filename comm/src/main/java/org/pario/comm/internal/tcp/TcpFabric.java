@@ -38,6 +38,7 @@ import io.netty.handler.timeout.IdleState;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.AttributeKey;
+import io.netty.util.ResourceLeakDetector;
 import org.pario.ErrorCategory;
 import org.pario.ParioException;
 import org.pario.comm.internal.Endpoint;
@@ -172,9 +173,9 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
      * @param current the level in effect
      * @return the level to run with
      */
-    static io.netty.util.ResourceLeakDetector.Level leakDetection(final String level, final String legacy,
-                                                              final io.netty.util.ResourceLeakDetector.Level current) {
-        return level == null && legacy == null ? io.netty.util.ResourceLeakDetector.Level.DISABLED : current;
+    static ResourceLeakDetector.Level leakDetection(final String level, final String legacy,
+                                                    final ResourceLeakDetector.Level current) {
+        return level == null && legacy == null ? ResourceLeakDetector.Level.DISABLED : current;
     }
 
     /**
@@ -190,8 +191,8 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
 
     private TcpFabric(final TcpConfig config) {
         super(config.size());
-        io.netty.util.ResourceLeakDetector.setLevel(leakDetection(System.getProperty("io.netty.leakDetection.level"),
-            System.getProperty("io.netty.leakDetectionLevel"), io.netty.util.ResourceLeakDetector.getLevel()));
+        ResourceLeakDetector.setLevel(leakDetection(System.getProperty("io.netty.leakDetection.level"),
+            System.getProperty("io.netty.leakDetectionLevel"), ResourceLeakDetector.getLevel()));
         checkCongestionSetting(congestion);
         this.rank = config.rank();
         this.startupNanos = TimeUnit.MILLISECONDS.toNanos(config.startupTimeoutMillis());
