@@ -40,17 +40,8 @@ final class Chunks {
      */
     static int alignment(final long blockSize) {
         final long b = Math.max(4096, Math.min(blockSize, 1 << 20));
-        // alignedSlice takes powers of two only; the storage stages other alignments itself
+        // direct buffers align to powers of two only; the storage stages other alignments itself
         return Long.bitCount(b) == 1 ? (int) b : 4096;
-    }
-
-    /**
-     * @return a direct buffer of {@code bytes + slack} bytes whose first byte is aligned to {@code alignment} (and to
-     *     a huge page when it holds one, {@link DirectBuffers}), so that a slice of {@code bytes} may start anywhere
-     *     in its first {@code slack} bytes
-     */
-    static ByteBuffer alignedDirect(final int bytes, final int alignment, final int slack) {
-        return DirectBuffers.allocate(Math.addExact(bytes, slack), alignment);
     }
 
     /** @return a buffer of {@link #bytes} bytes, position 0 and limit its capacity */
@@ -63,7 +54,7 @@ final class Chunks {
         if (!direct) {
             return ByteBuffer.allocate(bytes);
         }
-        return alignedDirect(bytes, alignment, 0);
+        return DirectBuffers.allocate(bytes, alignment);
     }
 
     /** Hands a buffer from {@link #take} back. */

@@ -21,6 +21,7 @@ import org.pario.datatypes.DataRepresentation;
 import org.pario.datatypes.Datatype;
 import org.pario.datatypes.Memory;
 import org.pario.datatypes.Packer;
+import org.pario.io.storage.DirectBuffers;
 import org.pario.io.storage.Storage;
 
 /**
@@ -532,7 +533,7 @@ final class TwoPhase {
         final int size = (int) hints.number("cb_buffer_size");
         final int block = Chunks.alignment(storage.preferredBlockSize());
         if (windows[which] == null) {
-            windows[which] = storage.prefersDirectBuffers() ? Chunks.alignedDirect(size, block, block)
+            windows[which] = storage.prefersDirectBuffers() ? DirectBuffers.allocate(size + block, block)
                 : ByteBuffer.allocate(size + block);
         }
         return windows[which].slice((int) Math.floorMod(ws, (long) block), size).order(ByteOrder.nativeOrder());
