@@ -39,10 +39,26 @@ package org.pario.comm;
  *                               message can cost a wake-up (4 ranks on 2 cores: 28.6-30.9 ms against 27.9-28.6), so
  *                               the default is 2
  * @param allreduceSegmentBytes  the pieces' size in bytes (rounded down to whole elements, at least one)
+ * @param barrierLinearMaxRanks  from 3 up to this many ranks, barrier gathers every rank's arrival at rank 0, which
+ *                               then lets each go, instead of the dissemination barrier: {@code 2(n - 1)} messages
+ *                               instead of {@code n log2(n)}, and rank 0, first to leave, is ready for what follows
+ *                               before the others (with 2 ranks dissemination is one exchange either way). Where ranks
+ *                               outnumber cores the cores, not the rounds, set the pace
+ * @param allreduceLinearMaxRanks from 3 up to this many ranks and {@code allreduceLinearMaxBytes}, a commutative
+ *                               allreduce sends every operand to rank 0, which combines them in rank order and sends
+ *                               the result back, instead of recursive doubling: {@code 2(n - 1)} messages instead of
+ *                               {@code n log2(n)}
+ * @param allreduceLinearMaxBytes the largest operand, in packed bytes, reduced that way
+ * @param alltoallLinearMaxRanks from 3 up to this many ranks and {@code alltoallLinearMaxBytes}, alltoall sends every
+ *                               rank's blocks to rank 0 in one message, and rank 0 sends each rank its blocks in one
+ *                               message: {@code 2(n - 1)} messages instead of {@code n(n - 1)}
+ * @param alltoallLinearMaxBytes the most bytes of blocks, over all ranks ({@code n * n} blocks), that pass rank 0 so
  */
 public record CollectiveTuning(long allreduceLargeMinBytes, long bcastLinearMaxRanks, long bcastLinearMaxBytes,
                                long bcastPipelineMinBytes, long bcastSegmentBytes, long alltoallAllAtOnceMaxBytes,
-                               long allreduceSegmentMaxRanks, long allreduceSegmentBytes) {
+                               long allreduceSegmentMaxRanks, long allreduceSegmentBytes, long barrierLinearMaxRanks,
+                               long allreduceLinearMaxRanks, long allreduceLinearMaxBytes, long alltoallLinearMaxRanks,
+                               long alltoallLinearMaxBytes) {
     /** The defaults, with any system-property overrides applied. */
     public static final CollectiveTuning DEFAULT = new CollectiveTuning(
         Long.getLong("pario.tuning.allreduceLargeMinBytes", 512 * 1024L),
@@ -52,5 +68,10 @@ public record CollectiveTuning(long allreduceLargeMinBytes, long bcastLinearMaxR
         Long.getLong("pario.tuning.bcastSegmentBytes", 1L << 20),
         Long.getLong("pario.tuning.alltoallAllAtOnceMaxBytes", 32L << 10),
         Long.getLong("pario.tuning.allreduceSegmentMaxRanks", 2),
-        Long.getLong("pario.tuning.allreduceSegmentBytes", 512L << 10));
+        Long.getLong("pario.tuning.allreduceSegmentBytes", 512L << 10),
+        Long.getLong("pario.tuning.barrierLinearMaxRanks", 4),
+        Long.getLong("pario.tuning.allreduceLinearMaxRanks", 4),
+        Long.getLong("pario.tuning.allreduceLinearMaxBytes", 64L << 10),
+        Long.getLong("pario.tuning.alltoallLinearMaxRanks", 4),
+        Long.getLong("pario.tuning.alltoallLinearMaxBytes", 64L << 10));
 }

@@ -147,10 +147,54 @@ final class Collectives {
     static void barrier(final Communicator c, final int seq) {
         final int n = c.size();
         final byte[] none = new byte[0];
+        if (n > 2 && n <= CollectiveTuning.DEFAULT.barrierLinearMaxRanks()) {
+            linearBarrier(c, seq, none);
+            return;
+        }
         for (int k = 1, step = 0; k < n; k <<= 1, step++) {
             final Pending r = irecv(c, Memory.of(none), 0, Datatype.BYTE, (c.rank - k + n) % n, tag(seq, step));
             send(c, Memory.of(none), 0, Datatype.BYTE, (c.rank + k) % n, tag(seq, step));
             r.join();
+        }
+    }
+
+    /**
+     * Every rank tells rank 0 it has arrived, and rank 0, once all have, tells every rank to go on: {@code 2(n - 1)}
+     * messages where dissemination sends {@code n log2(n)}, and rank 0 leaves first, ready for what follows.
+     */
+    private static void linearBarrier(final Communicator c, final int seq, final byte[] none) {
+        final int n = c.size();
+        if (c.rank == 0) {
+            final Pending[] arrived = new Pending[n];
+            for (int i = 1; i < n; i++) {
+                arrived[i] = irecv(c, Memory.of(none), 0, Datatype.BYTE, i, tag(seq, 0));
+            }
+            joinAll(arrived);
+            for (int i = 1; i < n; i++) {
+                send(c, Memory.of(none), 0, Datatype.BYTE, i, tag(seq, 1));
+            }
+            return;
+        }
+        final Pending go = irecv(c, Memory.of(none), 0, Datatype.BYTE, 0, tag(seq, 1));
+        send(c, Memory.of(none), 0, Datatype.BYTE, 0, tag(seq, 0));
+        go.join();
+    }
+
+    /** Waits for every non-null receive, then throws the first failure, if any, so none is left behind. */
+    private static void joinAll(final Pending[] pending) {
+        ParioException first = null;
+        for (final Pending p : pending) {
+            if (p == null) {
+                continue;
+            }
+            try {
+                p.join();
+            } catch (ParioException e) {
+                first = first == null ? e : first;
+            }
+        }
+        if (first != null) {
+            throw first;
         }
     }
 
@@ -350,10 +394,10 @@ final class Collectives {
         Checks.length("recvcounts", recvcounts, n);
         Checks.length("displs", displs, n);
         final Memory out = memory("recvbuf", recvbuf);
-        final List<Pending> pending = new ArrayList<>();
+        final Pending[] pending = new Pending[n];
         for (int i = 0; i < n; i++) {
             if (i != root) {
-                pending.add(irecv(c, slot(out, displs[i], recvtype), recvcounts[i], recvtype, i, tag(seq, 0)));
+                pending[i] = irecv(c, slot(out, displs[i], recvtype), recvcounts[i], recvtype, i, tag(seq, 0));
             }
         }
         // after the receives are posted, so the others' data can flow while the root copies its own block
@@ -361,17 +405,7 @@ final class Collectives {
             Packer.copy(memory("sendbuf", sendbuf), sendtype, sendcount, slot(out, displs[root], recvtype), recvtype,
                 recvcounts[root]);
         }
-        ParioException first = null;
-        for (final Pending p : pending) {
-            try {
-                p.join();
-            } catch (ParioException e) {
-                first = first == null ? e : first;
-            }
-        }
-        if (first != null) {
-            throw first;
-        }
+        joinAll(pending);
     }
 
     static void scatter(final Communicator c, final int seq, final Object sendbuf, final long sendcount,
@@ -444,6 +478,111 @@ final class Collectives {
         alltoallw(c, seq, sendbuf, sendcounts, inPlace ? null : byteDispls("sdispls", sdispls, sendtype, n),
             inPlace ? null : sameType(sendtype, n), recvbuf, recvcounts, byteDispls("rdispls", rdispls, recvtype, n),
             sameType(recvtype, n));
+    }
+
+    /**
+     * Alltoall: through rank 0 from 3 up to {@link CollectiveTuning#alltoallLinearMaxRanks()} ranks while every
+     * rank's blocks together stay within {@link CollectiveTuning#alltoallLinearMaxBytes()}, otherwise as
+     * {@link #alltoallv}. The choice rests on the size of a block, which MPI requires to be the same on every rank.
+     */
+    static void alltoall(final Communicator c, final int seq, final Object sendbuf, final long sendcount,
+                         final Datatype sendtype, final Object recvbuf, final long recvcount, final Datatype recvtype) {
+        final int n = c.size();
+        final CollectiveTuning tuning = CollectiveTuning.DEFAULT;
+        Checks.count("recvcount", recvcount);
+        final long block = Packer.packedSize(Checks.type(recvtype), recvcount, DataRepresentation.NATIVE);
+        if (n > 2 && n <= tuning.alltoallLinearMaxRanks() && block > 0
+            && block <= tuning.alltoallLinearMaxBytes() / ((long) n * n)) {
+            linearAlltoall(c, seq, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, (int) block);
+            return;
+        }
+        alltoallv(c, seq, sendbuf, repeat(sendcount, n), blockDispls(sendcount, n), sendtype, recvbuf,
+            repeat(recvcount, n), blockDispls(recvcount, n), recvtype);
+    }
+
+    /**
+     * Every rank sends all its blocks to rank 0 in one message, and rank 0 sends every rank the blocks meant for it
+     * in one message: {@code 2(n - 1)} messages instead of {@code n(n - 1)}. Each message is typed with the basic type
+     * its blocks hold, so mismatched types fail as they do between two ranks. When rank 0 cannot gather every
+     * rank's blocks it sends each rank an empty message instead of its blocks, so that none waits forever.
+     */
+    private static void linearAlltoall(final Communicator c, final int seq, final Object sendbuf, final long sendcount,
+                                       final Datatype sendtype, final Object recvbuf, final long recvcount,
+                                       final Datatype recvtype, final int block) {
+        final int n = c.size();
+        final Scratch scratch = c.state.scratch;
+        final boolean inPlace = sendbuf == Communicator.IN_PLACE;
+        final Datatype ownType = inPlace ? recvtype : Checks.type(sendtype);
+        final long ownCount = inPlace ? recvcount : sendcount;
+        Checks.count("sendcount", ownCount);
+        final long mineBytes = Packer.packedSize(ownType, Math.multiplyExact(ownCount, n), DataRepresentation.NATIVE);
+        if (mineBytes > Integer.MAX_VALUE - 8) {
+            throw ParioException.argument("alltoall: " + mineBytes + " packed bytes per rank do not fit one array");
+        }
+        final byte[] mine = scratch.take((int) mineBytes);
+        final Memory from = memory("sendbuf", inPlace ? recvbuf : sendbuf);
+        Packer.pack(from, from.origin(), ownType, Math.multiplyExact(ownCount, n), DataRepresentation.NATIVE, 0,
+            ByteBuffer.wrap(mine), 0, mine.length);
+        final int all = n * block;
+        final Datatype sent = carrier(ownType);
+        final Datatype received = carrier(recvtype);
+        final Memory out = memory("recvbuf", recvbuf);
+        if (c.rank != 0) {
+            final byte[] back = scratch.take(all);
+            final Pending reply = irecv(c, Memory.of(back), all / received.size(), received, 0, tag(seq, 1));
+            send(c, Memory.of(mine), mine.length / sent.size(), sent, 0, tag(seq, 0));
+            scratch.give(mine);
+            if (reply.join().bytes() != all) {
+                throw new ParioException(ErrorCategory.MISMATCH, "alltoall: rank 0 could not gather every rank's "
+                    + "blocks (see its error); blocks of " + block + " bytes expected here");
+            }
+            Packer.unpack(back, out, recvtype, Math.multiplyExact(recvcount, n));
+            scratch.give(back);
+            return;
+        }
+        final byte[][] blocks = new byte[n][];
+        final Pending[] pending = new Pending[n];
+        blocks[0] = mine;
+        for (int i = 1; i < n; i++) {
+            blocks[i] = scratch.take(all);
+            pending[i] = irecv(c, Memory.of(blocks[i]), all / received.size(), received, i, tag(seq, 0));
+        }
+        ParioException failure = mine.length == all ? null : new ParioException(ErrorCategory.MISMATCH,
+            "alltoall: rank 0 sends blocks of " + mine.length / n + " bytes and receives blocks of " + block);
+        for (int i = 1; i < n; i++) {
+            try {
+                final long bytes = pending[i].join().bytes();
+                if (bytes != all && failure == null) {
+                    failure = new ParioException(ErrorCategory.MISMATCH, "alltoall: rank " + i + " sent " + bytes
+                        + " bytes of blocks, rank 0 expects " + n + " blocks of " + block + " bytes");
+                }
+            } catch (ParioException e) {
+                failure = failure == null ? e : failure;
+            }
+        }
+        final byte[] outgoing = scratch.take(all);
+        for (int r = 1; r < n; r++) {
+            if (failure == null) {
+                for (int j = 0; j < n; j++) {
+                    System.arraycopy(blocks[j], r * block, outgoing, j * block, block);
+                }
+            }
+            send(c, Memory.of(outgoing), failure == null ? all / received.size() : 0, received, r, tag(seq, 1));
+        }
+        if (failure != null) {
+            throw failure;
+        }
+        for (int j = 0; j < n; j++) {
+            System.arraycopy(blocks[j], 0, outgoing, j * block, block);
+            scratch.give(blocks[j]);
+        }
+        Packer.unpack(outgoing, out, recvtype, Math.multiplyExact(recvcount, n));
+        scratch.give(outgoing);
+    }
+
+    /** @return the basic type every entry of {@code type} holds, or byte: how its packed bytes travel typed */
+    private static Datatype carrier(final Datatype type) {
+        return type.homogeneousBasicType().orElse(Datatype.BYTE);
     }
 
     /** @return displacements in extents of {@code type}, checked, as alltoallw's byte displacements */
@@ -609,15 +748,37 @@ final class Collectives {
             }
             return acc;
         }
+        return linearReduceToRoot(c, seq, own, e, op, root);
+    }
+
+    /**
+     * Every rank sends its packed operand to the root, which combines them in rank order. Takes {@code own}, which
+     * must come from the rank's scratch: every array but the result goes back there.
+     *
+     * @return at the root, the reduction in an array of the rank's scratch; elsewhere null
+     */
+    private static byte[] linearReduceToRoot(final Communicator c, final int seq, final byte[] own,
+                                             final Reductions.Element e, final Op op, final int root) {
+        final int n = c.size();
+        final int len = own.length;
+        final Scratch scratch = c.state.scratch;
         if (c.rank != root) {
             sendBytes(c, own, root, tag(seq, 1));
             scratch.give(own);
             return null;
         }
+        // every receive posted before any wait, so the operands come in whatever order their ranks get to send
         final byte[][] all = new byte[n][];
+        final Pending[] pending = new Pending[n];
         for (int i = 0; i < n; i++) {
-            all[i] = i == root ? own : recvBytes(c, len, i, tag(seq, 1));
+            if (i == root) {
+                all[i] = own;
+            } else {
+                all[i] = scratch.take(len);
+                pending[i] = irecv(c, Memory.of(all[i]), len, Datatype.BYTE, i, tag(seq, 1));
+            }
         }
+        joinAll(pending);
         final byte[] acc = all[n - 1];
         for (int i = n - 2; i >= 0; i--) {
             Op.combine(op, ByteBuffer.wrap(all[i]), ByteBuffer.wrap(acc), e);
@@ -719,7 +880,15 @@ final class Collectives {
         final byte[] own = operand(c, sendbuf, recvbuf, count, type);
         final int length = own.length;
         byte[] result;
-        if (!op.commutative() || n == 1) {
+        final CollectiveTuning tuning = CollectiveTuning.DEFAULT;
+        if (op.commutative() && n > 2 && n <= tuning.allreduceLinearMaxRanks()
+            && length <= tuning.allreduceLinearMaxBytes()) {
+            result = linearReduceToRoot(c, seq, own, e, op, 0);
+            if (result == null) {
+                result = c.state.scratch.take(length);
+            }
+            bcast(c, seq, result, length, Datatype.BYTE, 0);
+        } else if (!op.commutative() || n == 1) {
             result = reduceToRoot(c, seq, own, e, op, 0);
             if (result == null) {
                 result = c.state.scratch.take(length);

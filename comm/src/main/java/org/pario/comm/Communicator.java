@@ -344,10 +344,7 @@ public final class Communicator implements AutoCloseable {
     /** {@code MPI_Alltoall}: block j of rank i's send buffer becomes block i of rank j's receive buffer. */
     public void alltoall(final Object sendbuf, final long sendcount, final Datatype sendtype, final Object recvbuf,
                          final long recvcount, final Datatype recvtype) {
-        final int n = size();
-        Collectives.alltoallv(this, nextCall(9), sendbuf, Collectives.repeat(sendcount, n),
-            Collectives.blockDispls(sendcount, n), sendtype, recvbuf, Collectives.repeat(recvcount, n),
-            Collectives.blockDispls(recvcount, n), recvtype);
+        Collectives.alltoall(this, nextCall(9), sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
     }
 
     /** {@code MPI_Alltoallv}: counts and displacements (in extents) per peer. */
@@ -436,10 +433,8 @@ public final class Communicator implements AutoCloseable {
     public Request<Void> ialltoall(final Object sendbuf, final long sendcount, final Datatype sendtype,
                                    final Object recvbuf, final long recvcount, final Datatype recvtype) {
         final int seq = nextCall(9);
-        final int n = size();
-        return start(() -> Collectives.alltoallv(this, seq, sendbuf, Collectives.repeat(sendcount, n),
-            Collectives.blockDispls(sendcount, n), sendtype, recvbuf, Collectives.repeat(recvcount, n),
-            Collectives.blockDispls(recvcount, n), recvtype));
+        return start(() -> Collectives.alltoall(this, seq, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+            recvtype));
     }
 
     /** {@code MPI_Ireduce}. */
