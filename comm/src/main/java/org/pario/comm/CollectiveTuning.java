@@ -51,7 +51,9 @@ package org.pario.comm;
  * @param allreduceLinearMaxBytes the largest operand, in packed bytes, reduced that way
  * @param alltoallLinearMaxRanks from 3 up to this many ranks and {@code alltoallLinearMaxBytes}, alltoall sends every
  *                               rank's blocks to rank 0 in one message, and rank 0 sends each rank its blocks in one
- *                               message: {@code 2(n - 1)} messages instead of {@code n(n - 1)}
+ *                               message: {@code 2(n - 1)} messages instead of {@code n(n - 1)}, in two steps instead
+ *                               of one, so where every rank has a core of its own and the network's latency counts
+ *                               more than the number of messages, 0 (off) may serve better
  * @param alltoallLinearMaxBytes the most bytes of blocks, over all ranks ({@code n * n} blocks), that pass rank 0 so
  */
 public record CollectiveTuning(long allreduceLargeMinBytes, long bcastLinearMaxRanks, long bcastLinearMaxBytes,

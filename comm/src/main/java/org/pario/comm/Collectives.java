@@ -532,9 +532,11 @@ final class Collectives {
             final Pending reply = irecv(c, Memory.of(back), all / received.size(), received, 0, tag(seq, 1));
             send(c, Memory.of(mine), mine.length / sent.size(), sent, 0, tag(seq, 0));
             scratch.give(mine);
-            if (reply.join().bytes() != all) {
-                throw new ParioException(ErrorCategory.MISMATCH, "alltoall: rank 0 could not gather every rank's "
-                    + "blocks (see its error); blocks of " + block + " bytes expected here");
+            final long got = reply.join().bytes();
+            if (got != all) {
+                throw new ParioException(ErrorCategory.MISMATCH, "alltoall: rank 0 sent " + got + " bytes of blocks "
+                    + "where rank " + c.rank + " expects " + n + " blocks of " + block + " bytes (the ranks' blocks "
+                    + "differ, or rank 0 could not gather them all: see its error)");
             }
             Packer.unpack(back, out, recvtype, Math.multiplyExact(recvcount, n));
             scratch.give(back);
@@ -560,17 +562,22 @@ final class Collectives {
                 failure = failure == null ? e : failure;
             }
         }
-        final byte[] outgoing = scratch.take(all);
-        for (int r = 1; r < n; r++) {
-            if (failure == null) {
-                for (int j = 0; j < n; j++) {
-                    System.arraycopy(blocks[j], r * block, outgoing, j * block, block);
+        if (failure != null) {
+            for (int r = 1; r < n; r++) {
+                try {
+                    send(c, Memory.of(mine), 0, received, r, tag(seq, 1));
+                } catch (ParioException gone) {
+                    // a rank that left cannot wait; the others still get their answer
                 }
             }
-            send(c, Memory.of(outgoing), failure == null ? all / received.size() : 0, received, r, tag(seq, 1));
-        }
-        if (failure != null) {
             throw failure;
+        }
+        final byte[] outgoing = scratch.take(all);
+        for (int r = 1; r < n; r++) {
+            for (int j = 0; j < n; j++) {
+                System.arraycopy(blocks[j], r * block, outgoing, j * block, block);
+            }
+            send(c, Memory.of(outgoing), all / received.size(), received, r, tag(seq, 1));
         }
         for (int j = 0; j < n; j++) {
             System.arraycopy(blocks[j], 0, outgoing, j * block, block);
