@@ -1,8 +1,9 @@
 /* The floor under an 8 B barrier between processes of one host over loopback TCP, without any MPI library: N
  * processes (default 4) joined by TCP connections, each waiting for its messages in epoll, in one of three ways:
  * block (sleep in epoll_wait until a message comes), yield (poll without blocking, sched_yield between polls) or
- * yieldblock (yield for THRESHOLD seconds, then sleep). Barrier algorithms: diss (dissemination, as Pario and Open
- * MPI use at 4 ranks) or star (everyone to rank 0 and back). Connections: shared (one per pair of processes,
+ * yieldblock (yield for THRESHOLD seconds, then sleep). Barrier algorithms: diss (dissemination), rd (recursive
+ * doubling: exchanges between pairs, for a power-of-two N) or star (everyone to rank 0 and back, as Pario's barrier
+ * from 3 up to 4 ranks). Connections: shared (one per pair of processes,
  * carrying both directions, as the C stacks use) or oneway (one per direction, as Pario uses: each carries data one
  * way only, so the receiver's TCP answers every small message with an ACK of its own instead of one riding on data
  * going back). Rank 0 prints the mean time of a barrier, three times.
@@ -59,16 +60,18 @@ static void wait_for(int src) {
 int main(int argc, char **argv) {
     if (argc < 3) {
         fprintf(stderr,
-                "usage: barrier_floor ITERATIONS block|yield|yieldblock [diss|star] [THRESHOLD] [N] [shared|oneway]\n");
+                "usage: barrier_floor ITERATIONS block|yield|yieldblock [diss|rd|star] [THRESHOLD] [N] [shared|oneway]\n");
         return 2;
     }
     int iters = atoi(argv[1]);
     mode = !strcmp(argv[2], "block") ? 0 : !strcmp(argv[2], "yield") ? 1 : 2;
     int star = argc > 3 && !strcmp(argv[3], "star");
+    int rd = argc > 3 && !strcmp(argv[3], "rd");
     threshold = argc > 4 ? atof(argv[4]) : 100e-6;
     n = argc > 5 ? atoi(argv[5]) : 4;
     int oneway = argc > 6 && !strcmp(argv[6], "oneway");
     if (n < 2 || n > MAX) { fprintf(stderr, "N must be 2 to %d\n", MAX); return 2; }
+    if (rd && (n & (n - 1))) { fprintf(stderr, "rd needs a power-of-two N\n"); return 2; }
     int lfd = socket(AF_INET, SOCK_STREAM, 0);
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
     socklen_t l = sizeof a;
@@ -110,6 +113,11 @@ int main(int argc, char **argv) {
             } else if (star) {
                 send_to(0);
                 wait_for(0);
+            } else if (rd) {
+                for (int k = 1; k < n; k <<= 1) {
+                    send_to(me ^ k);
+                    wait_for(me ^ k);
+                }
             } else {
                 for (int k = 1; k < n; k <<= 1) {
                     send_to((me + k) % n);
@@ -118,7 +126,7 @@ int main(int argc, char **argv) {
             }
         }
         if (me == 0) printf("%s %s, %d processes, %s connections: %.1f us per barrier\n", argv[2],
-                            star ? "star" : "diss", n, oneway ? "oneway" : "shared", (now() - t0) * 1e6 / iters);
+                            star ? "star" : rd ? "rd" : "diss", n, oneway ? "oneway" : "shared", (now() - t0) * 1e6 / iters);
     }
     if (me == 0) {
         for (int r = 1; r < n; r++) wait(0);
