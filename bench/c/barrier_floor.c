@@ -60,7 +60,8 @@ static void wait_for(int src) {
 int main(int argc, char **argv) {
     if (argc < 3) {
         fprintf(stderr,
-                "usage: barrier_floor ITERATIONS block|yield|yieldblock [diss|rd|star] [THRESHOLD] [N] [shared|oneway]\n");
+                "usage: barrier_floor ITERATIONS block|yield|yieldblock [diss|rd|star] [THRESHOLD] [N] "
+                "[shared|oneway]\n");
         return 2;
     }
     int iters = atoi(argv[1]);
@@ -126,7 +127,8 @@ int main(int argc, char **argv) {
             }
         }
         if (me == 0) printf("%s %s, %d processes, %s connections: %.1f us per barrier\n", argv[2],
-                            star ? "star" : rd ? "rd" : "diss", n, oneway ? "oneway" : "shared", (now() - t0) * 1e6 / iters);
+                            star ? "star" : rd ? "rd" : "diss", n, oneway ? "oneway" : "shared",
+                            (now() - t0) * 1e6 / iters);
     }
     if (me == 0) {
         for (int r = 1; r < n; r++) wait(0);

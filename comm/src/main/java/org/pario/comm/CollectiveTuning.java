@@ -54,7 +54,7 @@ package org.pario.comm;
  *                               message: {@code 2(n - 1)} messages instead of {@code n(n - 1)}, in two steps instead
  *                               of one, so where every rank has a core of its own and the network's latency counts
  *                               more than the number of messages, 0 (off) may serve better
- * @param alltoallLinearMaxBytes the most bytes of blocks, over all ranks ({@code n * n} blocks), that pass rank 0 so
+ * @param alltoallLinearMaxBytes the most bytes of blocks, over all ranks ({@code n * n} blocks), that go through rank 0
  */
 public record CollectiveTuning(long allreduceLargeMinBytes, long bcastLinearMaxRanks, long bcastLinearMaxBytes,
                                long bcastPipelineMinBytes, long bcastSegmentBytes, long alltoallAllAtOnceMaxBytes,
