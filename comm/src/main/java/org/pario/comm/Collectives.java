@@ -17,7 +17,9 @@ import org.pario.datatypes.Packer;
 /**
  * The collective algorithms, built on point-to-point messages in the communicator's collective context. Every
  * message carries a tag made of the call's sequence number and the algorithm's step, so concurrent collectives
- * never mix. Algorithms: dissemination barrier; binomial-tree broadcast and (commutative) reduce; rank-ordered
+ * never mix. Algorithms: from 3 up to 4 ranks, small barrier, commutative allreduce and alltoall through rank 0
+ * (fewer messages where ranks outnumber cores, see {@link CollectiveTuning}); otherwise dissemination barrier;
+ * binomial-tree broadcast and (commutative) reduce; rank-ordered
  * reduce for non-commutative operations; linear gather(v)/scatter(v) at the root; ring allgather(v);
  * alltoall(v/w) with every message in flight at once for blocks up to 32 KiB and by pairwise exchange above;
  * allreduce by recursive doubling (small data) or Rabenseifner's
