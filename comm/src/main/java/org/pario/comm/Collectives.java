@@ -182,15 +182,20 @@ final class Collectives {
         go.join();
     }
 
-    /** Waits for every non-null receive, then throws the first failure, if any, so none is left behind. */
-    private static void joinAll(final Pending[] pending) {
+    /**
+     * Waits for every non-null receive, then throws the first failure, if any, so none is left behind.
+     *
+     * @return each receive's status, null where there was none
+     */
+    private static Status[] joinAll(final Pending[] pending) {
+        final Status[] statuses = new Status[pending.length];
         ParioException first = null;
-        for (final Pending p : pending) {
-            if (p == null) {
+        for (int i = 0; i < pending.length; i++) {
+            if (pending[i] == null) {
                 continue;
             }
             try {
-                p.join();
+                statuses[i] = pending[i].join();
             } catch (ParioException e) {
                 first = first == null ? e : first;
             }
@@ -198,6 +203,7 @@ final class Collectives {
         if (first != null) {
             throw first;
         }
+        return statuses;
     }
 
     /**
@@ -517,14 +523,8 @@ final class Collectives {
         final Datatype ownType = inPlace ? recvtype : Checks.type(sendtype);
         final long ownCount = inPlace ? recvcount : sendcount;
         Checks.count("sendcount", ownCount);
-        final long mineBytes = Packer.packedSize(ownType, Math.multiplyExact(ownCount, n), DataRepresentation.NATIVE);
-        if (mineBytes > Integer.MAX_VALUE - 8) {
-            throw ParioException.argument("alltoall: " + mineBytes + " packed bytes per rank do not fit one array");
-        }
-        final byte[] mine = scratch.take((int) mineBytes);
-        final Memory from = memory("sendbuf", inPlace ? recvbuf : sendbuf);
-        Packer.pack(from, from.origin(), ownType, Math.multiplyExact(ownCount, n), DataRepresentation.NATIVE, 0,
-            ByteBuffer.wrap(mine), 0, mine.length);
+        final byte[] mine = packed(c, "alltoall", inPlace ? recvbuf : sendbuf, Math.multiplyExact(ownCount, n),
+            ownType);
         final int all = n * block;
         final Datatype sent = carrier(ownType);
         final Datatype received = carrier(recvtype);
@@ -553,16 +553,17 @@ final class Collectives {
         }
         ParioException failure = mine.length == all ? null : new ParioException(ErrorCategory.MISMATCH,
             "alltoall: rank 0 sends blocks of " + mine.length / n + " bytes and receives blocks of " + block);
-        for (int i = 1; i < n; i++) {
-            try {
-                final long bytes = pending[i].join().bytes();
-                if (bytes != all && failure == null) {
-                    failure = new ParioException(ErrorCategory.MISMATCH, "alltoall: rank " + i + " sent " + bytes
-                        + " bytes of blocks, rank 0 expects " + n + " blocks of " + block + " bytes");
+        try {
+            final Status[] statuses = joinAll(pending);
+            for (int i = 1; i < n && failure == null; i++) {
+                if (statuses[i].bytes() != all) {
+                    failure = new ParioException(ErrorCategory.MISMATCH, "alltoall: rank " + i + " sent "
+                        + statuses[i].bytes() + " bytes of blocks, rank 0 expects " + n + " blocks of " + block
+                        + " bytes");
                 }
-            } catch (ParioException e) {
-                failure = failure == null ? e : failure;
             }
+        } catch (ParioException e) {
+            failure = failure == null ? e : failure;
         }
         if (failure != null) {
             for (int r = 1; r < n; r++) {
@@ -702,10 +703,21 @@ final class Collectives {
      */
     private static byte[] operand(final Communicator c, final Object sendbuf, final Object recvbuf, final long count,
                                   final Datatype type) {
-        final Memory from = memory("sendbuf", sendbuf == Communicator.IN_PLACE ? recvbuf : sendbuf);
+        return packed(c, "reduction", sendbuf == Communicator.IN_PLACE ? recvbuf : sendbuf, count, type);
+    }
+
+    /**
+     * Packs {@code count} elements of {@code type} from {@code buf} into an array of the rank's scratch, to be given
+     * back there when done.
+     *
+     * @param what the operation, for the error when the packed bytes do not fit one array
+     */
+    private static byte[] packed(final Communicator c, final String what, final Object buf, final long count,
+                                 final Datatype type) {
+        final Memory from = memory("sendbuf", buf);
         final long size = Packer.packedSize(type, count, DataRepresentation.NATIVE);
         if (size > Integer.MAX_VALUE - 8) {
-            throw ParioException.argument("reduction: " + size + " packed bytes per rank do not fit one array");
+            throw ParioException.argument(what + ": " + size + " packed bytes per rank do not fit one array");
         }
         final byte[] packed = c.state.scratch.take((int) size);
         Packer.pack(from, from.origin(), type, count, DataRepresentation.NATIVE, 0, ByteBuffer.wrap(packed), 0,
@@ -890,15 +902,10 @@ final class Collectives {
         final int length = own.length;
         byte[] result;
         final CollectiveTuning tuning = CollectiveTuning.DEFAULT;
-        if (op.commutative() && n > 2 && n <= tuning.allreduceLinearMaxRanks()
-            && length <= tuning.allreduceLinearMaxBytes()) {
-            result = linearReduceToRoot(c, seq, own, e, op, 0);
-            if (result == null) {
-                result = c.state.scratch.take(length);
-            }
-            bcast(c, seq, result, length, Datatype.BYTE, 0);
-        } else if (!op.commutative() || n == 1) {
-            result = reduceToRoot(c, seq, own, e, op, 0);
+        final boolean throughRankZero = op.commutative() && n > 2 && n <= tuning.allreduceLinearMaxRanks()
+            && length <= tuning.allreduceLinearMaxBytes();
+        if (throughRankZero || !op.commutative() || n == 1) {
+            result = throughRankZero ? linearReduceToRoot(c, seq, own, e, op, 0) : reduceToRoot(c, seq, own, e, op, 0);
             if (result == null) {
                 result = c.state.scratch.take(length);
             }

@@ -533,8 +533,9 @@ final class TwoPhase {
         final int size = (int) hints.number("cb_buffer_size");
         final int block = Chunks.alignment(storage.preferredBlockSize());
         if (windows[which] == null) {
-            windows[which] = storage.prefersDirectBuffers() ? DirectBuffers.allocate(size + block, block)
-                : ByteBuffer.allocate(size + block);
+            final int span = Math.addExact(size, block);
+            windows[which] = storage.prefersDirectBuffers() ? DirectBuffers.allocate(span, block)
+                : ByteBuffer.allocate(span);
         }
         return windows[which].slice((int) Math.floorMod(ws, (long) block), size).order(ByteOrder.nativeOrder());
     }
