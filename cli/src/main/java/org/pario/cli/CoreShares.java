@@ -7,13 +7,21 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Which cores each rank of a launch runs on ({@code pario launch --bind-to cores}). A rank whose JVM the scheduler
- * moves between cores, or puts on the core of the rank it exchanges data with, loses its caches and its turn: 2
- * ranks over loopback, a 16 MiB message and its answer took 3.1-3.3 ms with each rank on a core of its own against
- * 3.8-3.9 ms unbound (Open MPI binds its ranks to cores by default). But whole benchmarks moved both ways (a 64 MiB
- * broadcast between 2 ranks 15.2-15.6 ms bound against 9.4-10.2), so ranks run unbound unless asked. A JVM is many
- * threads (compiler, collector, Pario's event loop), so a rank gets an equal share of the cores, not one, where there
- * are more cores than ranks. Ranks that outnumber the cores are not bound: each needs to run wherever a core is free.
+ * Which cores each rank of a launch runs on ({@code pario launch --bind-to auto|cores|none}). A rank whose JVM the
+ * scheduler moves between cores, or puts on the core of the rank it exchanges data with, loses its caches and its
+ * turn: 2 ranks over loopback, a 16 MiB message and its answer took 3.1-3.3 ms with each rank on a core of its own
+ * against 3.8-3.9 ms unbound (Open MPI binds its ranks to cores by default). But whole benchmarks moved both ways (a
+ * 64 MiB broadcast between 2 ranks 15.2-15.6 ms bound against 9.4-10.2), so ranks that fit run unbound unless asked.
+ * A JVM is many threads (compiler, collector, Pario's event loop), so a rank gets an equal share of the cores, not
+ * one, where there are more cores than ranks.
+ *
+ * <p>Ranks that outnumber the cores are bound by default, one core each, in snake order (ranks 0, 1, ..., c-1 on cores
+ * 0 to c-1, then c, ..., 2c-1 back from core c-1 to 0, and so on). Such ranks wait by polling and yielding their core
+ * ({@code comm.md}, "The waiting thread drives the event loop"), and a yield hands the core only to threads queued on
+ * the same one: unbound, a waiter could yield to nobody while the rank it waits for sat queued on the other core, and
+ * the scheduler's placement changed from second to second (2000 4-rank barriers on 2 cores took 40 or 65 µs, run
+ * after run). Snake order puts neighbours (rank 0 and 1 of a ping-pong, r and r+1 of a halo exchange) on different
+ * cores, and rank 0, where the small collectives gather, with the last rank, which the root serves last.
  */
 final class CoreShares {
     private static final Path STATUS = Path.of("/proc/self/status");
@@ -42,6 +50,47 @@ final class CoreShares {
             shares.add(list.toString());
         }
         return shares;
+    }
+
+    /**
+     * @param ranks how many ranks the launch starts on this machine
+     * @return one CPU per rank, in snake order over the CPUs this process may use, where the ranks outnumber them;
+     *         otherwise, or where this system cannot bind, an empty list
+     */
+    static List<String> crowded(final int ranks) {
+        final List<Integer> cpus = allowedCpus();
+        if (cpus.isEmpty() || ranks <= cpus.size() || !Files.isExecutable(TASKSET)) {
+            return List.of();
+        }
+        final List<String> shares = new ArrayList<>(ranks);
+        for (int r = 0; r < ranks; r++) {
+            shares.add(Integer.toString(cpus.get(snake(r, cpus.size()))));
+        }
+        return shares;
+    }
+
+    /** @return the index of the core of rank {@code rank} among {@code cores} in snake order */
+    static int snake(final int rank, final int cores) {
+        final int lap = rank / cores;
+        final int step = rank % cores;
+        return lap % 2 == 0 ? step : cores - 1 - step;
+    }
+
+    /**
+     * @param ranks how many ranks the launch starts on this machine
+     * @param mode  {@code auto}: bound only where they outnumber the cores; {@code cores}: always; {@code none}
+     * @return one CPU list per rank, or an empty list for ranks left unbound
+     */
+    static List<String> forMode(final int ranks, final String mode) {
+        return switch (mode) {
+            case "none" -> List.of();
+            case "auto" -> crowded(ranks);
+            case "cores" -> {
+                final List<String> fitting = of(ranks);
+                yield fitting.isEmpty() ? crowded(ranks) : fitting;
+            }
+            default -> throw new IllegalArgumentException("binding must be auto, cores or none, got '" + mode + "'");
+        };
     }
 
     /** @return {@code command} run on the CPUs of {@code share} */

@@ -27,8 +27,9 @@ import picocli.CommandLine.Spec;
  * {@code pario launch -n N [--] COMMAND...}: starts N processes of a job on this machine. Each gets its rank and
  * the job's size, name, token and rendezvous directory in its environment ({@code PARIO_RANK}, {@code PARIO_SIZE},
  * {@code PARIO_JOB}, {@code PARIO_TOKEN}, {@code PARIO_RENDEZVOUS_DIR}, {@code PARIO_BIND}), which
- * {@code Pario.init()} reads. With {@code --bind-to cores}, when the ranks do not outnumber the cores, each runs on an
- * equal share of them of its own (the share in {@code PARIO_CPUS}). Output is forwarded line by line with a
+ * {@code Pario.init()} reads. Ranks that outnumber the cores run on one core each, in snake order; with {@code
+ * --bind-to cores} ranks that fit run on an equal share of the cores each ({@link CoreShares}; the CPUs in {@code
+ * PARIO_CPUS}). Output is forwarded line by line with a
  * {@code [rank]} prefix. The launch exits with the first non-zero status of any rank, after stopping the others, or
  * with 0 when all succeed. Unless the environment already says otherwise, the C library of each rank backs large
  * allocations with transparent huge pages ({@code GLIBC_TUNABLES=glibc.malloc.hugetlb=1}), so that the direct
@@ -49,10 +50,12 @@ final class LaunchCommand implements Callable<Integer> {
         description = "Interface the ranks bind and advertise (default: ${DEFAULT-VALUE}).")
     private String bind;
 
-    @Option(names = "--bind-to", defaultValue = "${env:PARIO_BIND_TO:-none}", paramLabel = "cores|none",
-        description = {"cores: when the ranks do not outnumber the cores this process may use, each rank runs on an "
-            + "equal share of them of its own, as Open MPI binds by default (through taskset); none: wherever the "
-            + "system puts it (default: ${DEFAULT-VALUE}, or PARIO_BIND_TO)."})
+    @Option(names = "--bind-to", defaultValue = "${env:PARIO_BIND_TO:-auto}", paramLabel = "auto|cores|none",
+        description = {"auto: ranks that outnumber the cores this process may use run on one core each, in snake "
+            + "order (0, 1, 1, 0 for 4 ranks on 2 cores), through taskset; ranks that fit run wherever the system "
+            + "puts them. cores: as auto, and ranks that fit run on an equal share of the cores each, as Open MPI "
+            + "binds by default. none: every rank wherever the system puts it (default: ${DEFAULT-VALUE}, or "
+            + "PARIO_BIND_TO)."})
     private String bindTo;
 
     @Option(names = "--startup-timeout", defaultValue = "60", paramLabel = "SECONDS",
@@ -70,25 +73,25 @@ final class LaunchCommand implements Callable<Integer> {
         if (ranks < 1) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "-n must be >= 1, got " + ranks);
         }
-        final boolean bindToCores;
+        final List<String> shares;
         try {
-            bindToCores = bindsToCores("--bind-to", bindTo);
+            shares = shares("--bind-to", bindTo, ranks);
         } catch (IllegalArgumentException e) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
         return launch(ranks, bind, startupTimeout, command, spec.commandLine().getOut(), spec.commandLine().getErr(),
-            false, bindToCores);
+            false, shares);
     }
 
     /**
-     * @return whether {@code setting} (of {@code what}) asks for ranks bound to cores
-     * @throws IllegalArgumentException naming {@code what} when it is neither cores nor none
+     * @return the CPUs of each rank under binding mode {@code setting} (of {@code what}), empty for unbound ranks
+     * @throws IllegalArgumentException naming {@code what} when it is not auto, cores or none
      */
-    private static boolean bindsToCores(final String what, final String setting) {
-        if (!"cores".equals(setting) && !"none".equals(setting)) {
-            throw new IllegalArgumentException(what + " must be cores or none, got '" + setting + "'");
+    private static List<String> shares(final String what, final String setting, final int ranks) {
+        if (!List.of("auto", "cores", "none").contains(setting)) {
+            throw new IllegalArgumentException(what + " must be auto, cores or none, got '" + setting + "'");
         }
-        return "cores".equals(setting);
+        return CoreShares.forMode(ranks, setting);
     }
 
     /** The C library setting that backs large allocations with transparent huge pages, where the kernel has them. */
@@ -109,29 +112,27 @@ final class LaunchCommand implements Callable<Integer> {
     }
 
     /**
-     * As below, with each rank on its own share of the cores when they fit if the environment variable {@code
-     * PARIO_BIND_TO} is {@code cores} (for the commands that launch ranks themselves: bench, demo, view).
+     * As below, with the ranks bound as the environment variable {@code PARIO_BIND_TO} says ({@code auto} unless
+     * set; for the commands that launch ranks themselves: bench, demo, view).
      */
     static int launch(final int ranks, final String bind, final int startupTimeout, final List<String> command,
                       final PrintWriter out, final PrintWriter err, final boolean onlyRankZero)
         throws IOException, InterruptedException {
         return launch(ranks, bind, startupTimeout, command, out, err, onlyRankZero,
-            bindsToCores("PARIO_BIND_TO", System.getenv().getOrDefault("PARIO_BIND_TO", "none")));
+            shares("PARIO_BIND_TO", System.getenv().getOrDefault("PARIO_BIND_TO", "auto"), ranks));
     }
 
     /**
      * Starts {@code ranks} processes of {@code command} as one job and waits for them.
      *
      * @param onlyRankZero forward only rank 0's standard output, without prefix (for reports)
-     * @param bindToCores  when the ranks do not outnumber the cores this process may use, run each on an equal
-     *                     share of them of its own ({@link CoreShares})
+     * @param shares       the CPUs each rank runs on ({@link CoreShares}), or an empty list for unbound ranks
      * @return the first non-zero exit status, or 0
      */
     static int launch(final int ranks, final String bind, final int startupTimeout, final List<String> command,
                       final PrintWriter out, final PrintWriter err, final boolean onlyRankZero,
-                      final boolean bindToCores)
+                      final List<String> shares)
         throws IOException, InterruptedException {
-        final List<String> shares = bindToCores ? CoreShares.of(ranks) : List.of();
         final Path dir = Files.createTempDirectory("pario-launch-");
         final byte[] secret = new byte[24];
         new SecureRandom().nextBytes(secret);

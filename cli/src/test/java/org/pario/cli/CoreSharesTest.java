@@ -37,4 +37,30 @@ class CoreSharesTest {
         assertEquals(List.of("/usr/bin/taskset", "-c", "0,1", "java", "-version"),
             CoreShares.bound("0,1", List.of("java", "-version")));
     }
+
+    @Test
+    void ranksThatOutnumberTheCoresGetOneEachInSnakeOrder() {
+        assertEquals(List.of(0, 1, 1, 0), java.util.stream.IntStream.range(0, 4).map(r -> CoreShares.snake(r, 2))
+            .boxed().toList());
+        assertEquals(List.of(0, 1, 2, 2, 1, 0, 0), java.util.stream.IntStream.range(0, 7)
+            .map(r -> CoreShares.snake(r, 3)).boxed().toList());
+        assertEquals(List.of(0, 0, 0), java.util.stream.IntStream.range(0, 3).map(r -> CoreShares.snake(r, 1))
+            .boxed().toList());
+        final List<Integer> cpus = CoreShares.allowedCpus();
+        final List<String> crowded = CoreShares.crowded(2 * cpus.size());
+        assertEquals(2 * cpus.size(), crowded.size());
+        for (int r = 0; r < crowded.size(); r++) {
+            assertEquals(Integer.toString(cpus.get(CoreShares.snake(r, cpus.size()))), crowded.get(r));
+            assertEquals(crowded.get(r), crowded.get(crowded.size() - 1 - r), "core-mates in snake order");
+        }
+        assertEquals(List.of(), CoreShares.crowded(cpus.size()), "ranks that fit are not crowded");
+        assertEquals(crowded, CoreShares.forMode(2 * cpus.size(), "auto"));
+        assertEquals(crowded, CoreShares.forMode(2 * cpus.size(), "cores"));
+        assertEquals(List.of(), CoreShares.forMode(2 * cpus.size(), "none"));
+        assertEquals(List.of(), CoreShares.forMode(cpus.size(), "auto"));
+        assertEquals(CoreShares.of(cpus.size()), CoreShares.forMode(cpus.size(), "cores"));
+        final IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
+            () -> CoreShares.forMode(2, "socket"));
+        assertTrue(bad.getMessage().contains("'socket'"), bad.getMessage());
+    }
 }

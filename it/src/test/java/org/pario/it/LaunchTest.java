@@ -1,6 +1,7 @@
 package org.pario.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -90,8 +91,9 @@ class LaunchTest {
     }
 
     /**
-     * {@code --bind-to cores} runs each rank on an equal share of the launcher's CPUs of its own when the ranks fit,
-     * and leaves them unbound when they outnumber the CPUs; without it every rank may run anywhere.
+     * {@code --bind-to cores} runs each rank on an equal share of the launcher's CPUs of its own when the ranks fit;
+     * ranks that outnumber the CPUs run on one each, in snake order, unless {@code --bind-to none}; ranks that fit
+     * run anywhere by default.
      */
     @Test
     void ranksBoundToCoresRunOnSharesOfTheirOwn() throws Exception {
@@ -111,9 +113,25 @@ class LaunchTest {
             assertEquals(cpus / 2, share.split(",").length, bound);
             assertTrue(seen.add(share), "two ranks share CPUs: " + bound);
         }
-        // more ranks than CPUs, or no binding asked for: every rank may run where the launcher may
-        for (final String unbound : new String[] {launchPrintingAffinity(cpus + 1, "--bind-to", "cores"),
-            launchPrintingAffinity(2)}) {
+        // more ranks than CPUs, by default: one CPU each, in snake order
+        final String crowded = launchPrintingAffinity(2 * cpus);
+        final List<String> cpuOf = new java.util.ArrayList<>();
+        for (int r = 0; r < 2 * cpus; r++) {
+            final String prefix = "[" + r + "] ";
+            final String share = crowded.lines().filter(l -> l.startsWith(prefix + "cpus=")).findFirst().orElseThrow()
+                .substring((prefix + "cpus=").length());
+            assertEquals(share, allowedCpus(crowded.lines().filter(l -> l.startsWith(prefix + "Cpus_allowed_list"))
+                .findFirst().orElseThrow()), crowded);
+            assertFalse(share.contains(",") || share.contains("-"), "one CPU per crowded rank: " + crowded);
+            cpuOf.add(share);
+        }
+        assertEquals(cpus, new java.util.HashSet<>(cpuOf).size(), "every CPU used: " + crowded);
+        for (int r = 0; r < cpus; r++) {
+            assertEquals(cpuOf.get(r), cpuOf.get(2 * cpus - 1 - r), "snake order: " + crowded);
+        }
+        // ranks that fit, by default, and no binding asked for: every rank may run where the launcher may
+        for (final String unbound : new String[] {launchPrintingAffinity(2), launchPrintingAffinity(2 * cpus,
+            "--bind-to", "none")}) {
             assertTrue(unbound.lines().filter(l -> l.contains("Cpus_allowed_list"))
                 .allMatch(l -> allowedCpus(l).equals(mine)), unbound);
             assertTrue(unbound.lines().filter(l -> l.contains("cpus=")).allMatch(l -> l.endsWith("cpus=")), unbound);
