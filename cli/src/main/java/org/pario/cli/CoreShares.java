@@ -20,8 +20,9 @@ import java.util.List;
  * ({@code comm.md}, "The waiting thread drives the event loop"), and a yield hands the core only to threads queued on
  * the same one: unbound, a waiter could yield to nobody while the rank it waits for sat queued on the other core, and
  * the scheduler's placement changed from second to second (a timed 4-rank barrier on 2 cores: 42-57 µs a round
- * unbound, 39-42 bound). Snake order puts neighbours (rank 0 and 1 of a ping-pong, r and r+1 of a halo exchange) on different
- * cores, and rank 0, where the small collectives gather, with the last rank, which the root serves last.
+ * unbound, 39-42 bound). Snake order puts neighbours (rank 0 and 1 of a ping-pong, r and r+1 of a halo exchange)
+ * on different cores, and rank 0, where the small collectives gather, with the last rank, which the root serves
+ * last.
  */
 final class CoreShares {
     private static final Path STATUS = Path.of("/proc/self/status");
