@@ -26,7 +26,8 @@ import picocli.CommandLine.Spec;
 /**
  * {@code pario launch -n N [--] COMMAND...}: starts N processes of a job on this machine. Each gets its rank and
  * the job's size, name, token and rendezvous directory in its environment ({@code PARIO_RANK}, {@code PARIO_SIZE},
- * {@code PARIO_JOB}, {@code PARIO_TOKEN}, {@code PARIO_RENDEZVOUS_DIR}, {@code PARIO_BIND}), which
+ * {@code PARIO_JOB}, {@code PARIO_TOKEN}, {@code PARIO_RENDEZVOUS_DIR}, {@code PARIO_BIND}, and the CPUs the launch
+ * may use in {@code PARIO_HOST_CPUS}), which
  * {@code Pario.init()} reads. Ranks that outnumber the cores run on one core each, in snake order; with {@code
  * --bind-to cores} ranks that fit run on an equal share of the cores each ({@link CoreShares}; the CPUs in {@code
  * PARIO_CPUS}). Output is forwarded line by line with a
@@ -133,6 +134,7 @@ final class LaunchCommand implements Callable<Integer> {
                       final PrintWriter out, final PrintWriter err, final boolean onlyRankZero,
                       final List<String> shares)
         throws IOException, InterruptedException {
+        final int hostCpus = CoreShares.allowedCpus().size();
         final Path dir = Files.createTempDirectory("pario-launch-");
         final byte[] secret = new byte[24];
         new SecureRandom().nextBytes(secret);
@@ -146,6 +148,10 @@ final class LaunchCommand implements Callable<Integer> {
                     : CoreShares.bound(shares.get(r), command));
                 if (!shares.isEmpty()) {
                     pb.environment().put("PARIO_CPUS", shares.get(r));
+                }
+                if (hostCpus > 0) {
+                    // a bound rank's JVM sees only its own share; whether ranks outnumber cores is the host's matter
+                    pb.environment().put("PARIO_HOST_CPUS", Integer.toString(hostCpus));
                 }
                 pb.environment().put("PARIO_RANK", Integer.toString(r));
                 pb.environment().put("PARIO_SIZE", Integer.toString(ranks));

@@ -82,7 +82,8 @@ class LaunchTest {
     private static String launchPrintingAffinity(final int n, final String... options) {
         final List<String> args = new ArrayList<>(List.of("launch", "-n", Integer.toString(n)));
         args.addAll(List.of(options));
-        args.addAll(List.of("--", "sh", "-c", "echo cpus=$PARIO_CPUS; grep Cpus_allowed_list /proc/self/status"));
+        args.addAll(List.of("--", "sh", "-c",
+            "echo cpus=$PARIO_CPUS; echo host=$PARIO_HOST_CPUS; grep Cpus_allowed_list /proc/self/status"));
         final StringWriter out = new StringWriter();
         final StringWriter err = new StringWriter();
         assertEquals(0, Main.run(new PrintWriter(out), new PrintWriter(err), args.toArray(new String[0])),
@@ -126,6 +127,8 @@ class LaunchTest {
             cpuOf.add(share);
         }
         assertEquals(cpus, new java.util.HashSet<>(cpuOf).size(), "every CPU used: " + crowded);
+        // each rank learns how many CPUs the host's ranks share, which its bound JVM no longer sees
+        assertEquals(2 * cpus, crowded.lines().filter(l -> l.endsWith("host=" + cpus)).count(), crowded);
         for (int r = 0; r < cpus; r++) {
             assertEquals(cpuOf.get(r), cpuOf.get(2 * cpus - 1 - r), "snake order: " + crowded);
         }

@@ -107,6 +107,27 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
     static final long DRIVE_NANOS = Long.getLong("pario.driveNanos", 1_000_000L);
     /** How long a failed write waits for the peer's own word on why it left (see {@link #failedSend}). */
     private static final long SEND_FAILURE_GRACE_MILLIS = 100;
+    /**
+     * @param launcherSays what the launcher says of the CPUs the job's ranks on this host share ({@code
+     *                     PARIO_HOST_CPUS}, set by {@code pario launch}), or null
+     * @param jvmSees      the CPUs this JVM may use
+     * @return the CPUs this host's ranks share: the launcher's count where it gives a valid one, since a rank bound
+     *         to a core of its own sees only that core and would take a host with a core per rank for crowded
+     */
+    static int hostCpus(final String launcherSays, final int jvmSees) {
+        if (launcherSays != null) {
+            try {
+                final int cpus = Integer.parseInt(launcherSays.trim());
+                if (cpus > 0) {
+                    return cpus;
+                }
+            } catch (NumberFormatException e) {
+                // not a count: what the JVM sees
+            }
+        }
+        return jvmSees;
+    }
+
     /** The gate every frame to an outbound connection passes. */
     private static final AttributeKey<Gate> GATE = AttributeKey.valueOf("pario.gate");
 
@@ -245,7 +266,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
                 sameHost[r] = r != rank && sameHost(table[rank], table[r]);
                 here += sameHost[r] ? 1 : 0;
             }
-            crowded = here > Runtime.getRuntime().availableProcessors();
+            crowded = here > hostCpus(System.getenv("PARIO_HOST_CPUS"), Runtime.getRuntime().availableProcessors());
             connectAll(config, table);
             if (!inbound.await(config.startupTimeoutMillis(), TimeUnit.MILLISECONDS)) {
                 throw new ParioException(ErrorCategory.TIMEOUT, "start-up: not every rank connected to rank " + rank
