@@ -81,6 +81,7 @@ final class CoreShares {
      * @param ranks how many ranks the launch starts on this machine
      * @param mode  {@code auto}: bound only where they outnumber the cores; {@code cores}: always; {@code none}
      * @return one CPU list per rank, or an empty list for ranks left unbound
+     * @throws IllegalArgumentException when {@code mode} is none of the three, its message to follow the setting's name
      */
     static List<String> forMode(final int ranks, final String mode) {
         return switch (mode) {
@@ -90,7 +91,7 @@ final class CoreShares {
                 final List<String> fitting = of(ranks);
                 yield fitting.isEmpty() ? crowded(ranks) : fitting;
             }
-            default -> throw new IllegalArgumentException("binding must be auto, cores or none, got '" + mode + "'");
+            default -> throw new IllegalArgumentException("must be auto, cores or none, got '" + mode + "'");
         };
     }
 

@@ -89,10 +89,11 @@ final class LaunchCommand implements Callable<Integer> {
      * @throws IllegalArgumentException naming {@code what} when it is not auto, cores or none
      */
     private static List<String> shares(final String what, final String setting, final int ranks) {
-        if (!List.of("auto", "cores", "none").contains(setting)) {
-            throw new IllegalArgumentException(what + " must be auto, cores or none, got '" + setting + "'");
+        try {
+            return CoreShares.forMode(ranks, setting);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(what + " " + e.getMessage(), e);
         }
-        return CoreShares.forMode(ranks, setting);
     }
 
     /** The C library setting that backs large allocations with transparent huge pages, where the kernel has them. */
