@@ -17,8 +17,9 @@ import org.pario.datatypes.Datatype;
  * medians of {@code pario bench comm}, from {@code double[]} arrays or direct {@code ByteBuffer}s.
  *
  * <p>Usage: {@code pario launch -n N -- java -Dpario.sharedMemory=false -cp benchmarks.jar org.pario.bench.OpLoop
- * ITERATIONS barrier|allreduce|bcast|gather|alltoall|send [BYTES [direct|timed]]} (BYTES per rank, default 8; {@code
- * send}: one message from rank 0 to rank 1 and a 4-byte answer). {@code timed} times each call after a barrier
+ * ITERATIONS barrier|allreduce|bcast|gather|alltoall|send|pingpong [BYTES [direct|timed]]} (BYTES per rank, default 8;
+ * {@code send}: one message from rank 0 to rank 1 and a 4-byte answer; {@code pingpong}: one each way, as {@code pario
+ * bench comm} times it). {@code -Dpario.bench.rounds} sets how many times (default 3). {@code timed} times each call after a barrier
  * instead, as {@code pario bench comm} does, and also prints, per rank, the median time at which it left the barrier
  * and ended the call, counted from the first rank to leave the barrier ({@link System#nanoTime()} is one clock for
  * all processes of a Linux host): how much of a call's time is waiting for ranks that left the barrier later.
@@ -32,10 +33,13 @@ public final class OpLoop {
      *
      * @param args {@code ITERATIONS OPERATION [BYTES [direct]]}
      */
+    /** Rounds of the untimed loop ({@code -Dpario.bench.rounds}, default 3): later rounds show the settled speed. */
+    private static final int ROUNDS = Integer.getInteger("pario.bench.rounds", 3);
+
     public static void main(final String[] args) {
         if (args.length < 2 || args.length > 4 || args.length == 4 && !"direct".equals(args[3])
             && !"timed".equals(args[3])) {
-            System.err.println("usage: OpLoop ITERATIONS barrier|allreduce|bcast|gather|alltoall|send "
+            System.err.println("usage: OpLoop ITERATIONS barrier|allreduce|bcast|gather|alltoall|send|pingpong "
                 + "[BYTES [direct|timed]]");
             System.exit(2);
         }
@@ -48,7 +52,8 @@ public final class OpLoop {
             final int n = world.size();
             final Object mine = doubles(count, direct);
             // only what the operation uses, so that one large message fits
-            final Object result = op.equals("barrier") || op.equals("bcast") || op.equals("send") ? null
+            final Object result = op.equals("barrier") || op.equals("bcast")
+                || op.equals("send") || op.equals("pingpong") ? null
                 : doubles(Math.multiplyExact(count, n), direct);
             final Object all = op.equals("alltoall") ? doubles(Math.multiplyExact(count, n), direct) : null;
             final int per = Math.max(1, count / n);
@@ -63,6 +68,15 @@ public final class OpLoop {
                         world.send(new int[1], 1, Datatype.INT, 0, 2);
                     }
                 };
+                case "pingpong" -> () -> {
+                    if (world.rank() == 0) {
+                        world.send(mine, count, Datatype.DOUBLE, 1, 1);
+                        world.recv(mine, count, Datatype.DOUBLE, 1, 2);
+                    } else if (world.rank() == 1) {
+                        world.recv(mine, count, Datatype.DOUBLE, 0, 1);
+                        world.send(mine, count, Datatype.DOUBLE, 0, 2);
+                    }
+                };
                 case "barrier" -> world::barrier;
                 case "allreduce" -> () -> world.allreduce(mine, result, count, Datatype.DOUBLE, Op.SUM);
                 case "bcast" -> () -> world.bcast(mine, count, Datatype.DOUBLE, 0);
@@ -74,7 +88,7 @@ public final class OpLoop {
                 timeEach(world, call, iterations, op, count * 8L);
                 return;
             }
-            for (int round = 0; round < 3; round++) {
+            for (int round = 0; round < ROUNDS; round++) {
                 world.barrier();
                 final long allocatedBefore = allocatedBytes();
                 final long start = System.nanoTime();
@@ -104,7 +118,7 @@ public final class OpLoop {
         final long[] allStamps = new long[2 * iterations * n];
         final double[] median = new double[1];
         final double[] worst = new double[1];
-        for (int round = 0; round < 3; round++) {
+        for (int round = 0; round < ROUNDS; round++) {
             for (int i = 0; i < iterations; i++) {
                 world.barrier();
                 final long start = System.nanoTime();
@@ -119,8 +133,13 @@ public final class OpLoop {
             world.allreduce(median, worst, 1, Datatype.DOUBLE, Op.MAX);
             world.gather(stamps, 2 * iterations, Datatype.LONG, allStamps, 2 * iterations, Datatype.LONG, 0);
             if (world.rank() == 0) {
-                System.out.printf(Locale.ROOT, "%s, %d ranks, %d B timed: median %.1f us (rank 0 %.1f)%n", op,
-                    n, bytes, worst[0], median[0]);
+                double sum = 0;
+                for (final double m : micros) {
+                    sum += m;
+                }
+                System.out.printf(Locale.ROOT, "%s, %d ranks, %d B timed: median %.1f us (rank 0 %.1f; mean %.1f, 90th"
+                    + " percentile %.1f, 99th %.1f)%n", op, n, bytes, worst[0], median[0], sum / iterations,
+                    micros[iterations * 9 / 10], micros[iterations * 99 / 100]);
                 final StringBuilder line = new StringBuilder("  per rank, median us: barrier exit after first /"
                     + " call end after first exit:");
                 // when the first rank of each call left the barrier
