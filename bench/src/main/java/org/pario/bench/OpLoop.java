@@ -12,30 +12,31 @@ import org.pario.datatypes.Datatype;
 
 /**
  * Runs one operation back to back, without a barrier between calls, and prints rank 0's mean time per call and
- * the heap bytes its threads allocated per call, three times: at 8 B the figure to set beside {@code
+ * the heap bytes its threads allocated per call, once per round: at 8 B the figure to set beside {@code
  * bench/c/barrier_floor.c}, which does the same without a library; at larger sizes a steadier figure than the
  * medians of {@code pario bench comm}, from {@code double[]} arrays or direct {@code ByteBuffer}s.
  *
  * <p>Usage: {@code pario launch -n N -- java -Dpario.sharedMemory=false -cp benchmarks.jar org.pario.bench.OpLoop
  * ITERATIONS barrier|allreduce|bcast|gather|alltoall|send|pingpong [BYTES [direct|timed]]} (BYTES per rank, default 8;
  * {@code send}: one message from rank 0 to rank 1 and a 4-byte answer; {@code pingpong}: one each way, as {@code pario
- * bench comm} times it). {@code -Dpario.bench.rounds} sets how many times (default 3). {@code timed} times each call after a barrier
- * instead, as {@code pario bench comm} does, and also prints, per rank, the median time at which it left the barrier
- * and ended the call, counted from the first rank to leave the barrier ({@link System#nanoTime()} is one clock for
- * all processes of a Linux host): how much of a call's time is waiting for ranks that left the barrier later.
+ * bench comm} times it), in rounds ({@code -Dpario.bench.rounds}, default 3). {@code timed} times each call after a
+ * barrier instead, as {@code pario bench comm} does, and also prints the mean and tail of the calls and, per rank, the
+ * median time at which it left the barrier and ended the call, counted from the first rank to leave the barrier
+ * ({@link System#nanoTime()} is one clock for all processes of a Linux host): how much of a call's time is waiting
+ * for ranks that left the barrier later.
  */
 public final class OpLoop {
+    /** Rounds of either loop ({@code -Dpario.bench.rounds}, default 3): later rounds show the settled speed. */
+    private static final int ROUNDS = Integer.getInteger("pario.bench.rounds", 3);
+
     private OpLoop() {
     }
 
     /**
      * Runs the loop and prints rank 0's figures.
      *
-     * @param args {@code ITERATIONS OPERATION [BYTES [direct]]}
+     * @param args {@code ITERATIONS OPERATION [BYTES [direct|timed]]}
      */
-    /** Rounds of the untimed loop ({@code -Dpario.bench.rounds}, default 3): later rounds show the settled speed. */
-    private static final int ROUNDS = Integer.getInteger("pario.bench.rounds", 3);
-
     public static void main(final String[] args) {
         if (args.length < 2 || args.length > 4 || args.length == 4 && !"direct".equals(args[3])
             && !"timed".equals(args[3])) {

@@ -75,7 +75,7 @@ final class DrivenEventLoop extends AbstractScheduledEventExecutor implements Io
      * default 200 µs), where ranks do not outnumber cores. Shorter windows feed on themselves: a waiter that slept
      * answers late, so its peer's next wait outlasts the window and it sleeps too (2 ranks on 2 cores, 8 B
      * ping-pong round trips: 56-59 µs median with 20 µs, 14-15 with 40 or 50, and on a busier day 98-103 with 50
-     * against 18-20 with 200). A message of a MiB takes longer than 50 µs to arrive whole once its sender starts
+     * against 18-20 with 200). The first byte of a message of a MiB comes more than 50 µs after its sender starts
      * packing it, so with 50 µs every such wait ended asleep and cost a wake-up: a 1 MiB ping-pong between 2 ranks
      * took 310-330 µs a message against 160-190 with 150-300 µs windows, MPICH's 150. Yielding between polls instead
      * of sleeping kept the poller's core from the sender whenever the scheduler had put both on one core (8 B
