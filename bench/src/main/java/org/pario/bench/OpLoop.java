@@ -17,9 +17,9 @@ import org.pario.datatypes.Datatype;
  * medians of {@code pario bench comm}, from {@code double[]} arrays or direct {@code ByteBuffer}s.
  *
  * <p>Usage: {@code pario launch -n N -- java -Dpario.sharedMemory=false -cp benchmarks.jar org.pario.bench.OpLoop
- * ITERATIONS barrier|allreduce|bcast|gather|alltoall|send|pingpong [BYTES [direct|timed]]} (BYTES per rank, default 8;
- * {@code send}: one message from rank 0 to rank 1 and a 4-byte answer; {@code pingpong}: one each way, as {@code pario
- * bench comm} times it), in rounds ({@code -Dpario.bench.rounds}, default 3). {@code timed} times each call after a
+ * ITERATIONS barrier|allreduce|bcast|gather|alltoall|send|pingpong [BYTES [direct] [timed]]} (BYTES per rank,
+ * default 8; {@code send}: one message from rank 0 to rank 1 and a 4-byte answer; {@code pingpong}: one each way, as
+ * {@code pario bench comm} times it), in rounds ({@code -Dpario.bench.rounds}, default 3). {@code timed} times each call after a
  * barrier instead, as {@code pario bench comm} does, and also prints the mean and tail of the calls and, per rank, the
  * median time at which it left the barrier and ended the call, counted from the first rank to leave the barrier
  * ({@link System#nanoTime()} is one clock for all processes of a Linux host): how much of a call's time is waiting
@@ -35,20 +35,21 @@ public final class OpLoop {
     /**
      * Runs the loop and prints rank 0's figures.
      *
-     * @param args {@code ITERATIONS OPERATION [BYTES [direct|timed]]}
+     * @param args {@code ITERATIONS OPERATION [BYTES [direct] [timed]]}
      */
     public static void main(final String[] args) {
-        if (args.length < 2 || args.length > 4 || args.length == 4 && !"direct".equals(args[3])
-            && !"timed".equals(args[3])) {
+        final java.util.List<String> flags = args.length > 3 ? java.util.List.of(args).subList(3, args.length)
+            : java.util.List.of();
+        if (args.length < 2 || args.length > 5 || !java.util.Set.of("direct", "timed").containsAll(flags)) {
             System.err.println("usage: OpLoop ITERATIONS barrier|allreduce|bcast|gather|alltoall|send|pingpong "
-                + "[BYTES [direct|timed]]");
+                + "[BYTES [direct] [timed]]");
             System.exit(2);
         }
         final int iterations = Integer.parseInt(args[0]);
         final String op = args[1];
         final int count = args.length > 2 ? Math.toIntExact(Math.max(1, Long.parseLong(args[2]) / 8)) : 1;
-        final boolean direct = args.length == 4 && "direct".equals(args[3]);
-        final boolean timed = args.length == 4 && "timed".equals(args[3]);
+        final boolean direct = flags.contains("direct");
+        final boolean timed = flags.contains("timed");
         try (Communicator world = Pario.init()) {
             final int n = world.size();
             final Object mine = doubles(count, direct);

@@ -53,11 +53,12 @@ final class Collectives {
     /** A posted collective receive that knows what it waits for, so it can tell a mismatched collective. */
     static final class Pending {
         private final Communicator c;
-        private final Request<Status> request;
+        /** A receive's request, or a send's (whose result is null). */
+        private final Request<?> request;
         private final int source;
         private final int tag;
 
-        Pending(final Communicator c, final Request<Status> request, final int source, final int tag) {
+        Pending(final Communicator c, final Request<?> request, final int source, final int tag) {
             this.c = c;
             this.request = request;
             this.source = source;
@@ -65,14 +66,16 @@ final class Collectives {
         }
 
         /**
-         * Waits for the message. While it has not come, checks whether the peer sent a message of the same
-         * collective call number but another operation: then the ranks called different collectives, and
-         * waiting would never end.
+         * Waits for the message (or, for a send, until it is written). While it has not come, checks whether the peer
+         * sent a message of the same collective call number but another operation: then the ranks called different
+         * collectives, and waiting would never end.
+         *
+         * @return the receive's status; null for a send
          */
         Status join() {
             while (true) {
                 try {
-                    return request.join(MISMATCH_CHECK_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
+                    return (Status) request.join(MISMATCH_CHECK_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
                 } catch (ParioException e) {
                     // also when the peer is gone: it may have left because it saw the mismatch first, and its
                     // message of the other collective (sent before it left) names the real cause
@@ -132,6 +135,48 @@ final class Collectives {
     private static void send(final Communicator c, final Memory m, final long count, final Datatype type, final int dest,
                              final int tag) {
         c.sendOn(c.collectiveContext, m, count, type, dest, tag);
+    }
+
+    /**
+     * Sends from memory the collective leaves alone until the send is joined: a transport may then write it from
+     * there without packing it first ({@link org.pario.comm.internal.Fabric#sendInPlace}).
+     */
+    private static Pending sendInPlace(final Communicator c, final Memory m, final long count, final Datatype type,
+                                       final int dest, final int tag) {
+        return new Pending(c, c.isendInPlaceOn(c.collectiveContext, m, count, type, dest, tag), dest, tag);
+    }
+
+    /**
+     * Sends in place joined in the order they were made, at most {@link #WINDOW} of them outstanding, so that a
+     * collective of any number of sends holds a bounded number of requests.
+     */
+    private static final class SendWindow {
+        private static final int WINDOW = 8;
+        private final Pending[] slots = new Pending[WINDOW];
+        private long made;
+        private long joined;
+
+        void add(final Pending send) {
+            if (made - joined == WINDOW) {
+                slots[(int) (joined++ % WINDOW)].join();
+            }
+            slots[(int) (made++ % WINDOW)] = send;
+        }
+
+        /** Joins every send still outstanding, all of them even when one fails; then throws the first failure. */
+        void joinAll() {
+            ParioException first = null;
+            while (joined < made) {
+                try {
+                    slots[(int) (joined++ % WINDOW)].join();
+                } catch (ParioException e) {
+                    first = first == null ? e : first;
+                }
+            }
+            if (first != null) {
+                throw first;
+            }
+        }
     }
 
     private static Status recv(final Communicator c, final Memory m, final long count, final Datatype type,
@@ -226,9 +271,11 @@ final class Collectives {
         }
         if (n <= tuning.bcastLinearMaxRanks() && count * type.size() <= tuning.bcastLinearMaxBytes()) {
             if (c.rank == root) {
+                final SendWindow sends = new SendWindow();
                 for (int i = 1; i < n; i++) {
-                    send(c, m, count, type, (root + i) % n, tag(seq, 0));
+                    sends.add(sendInPlace(c, m, count, type, (root + i) % n, tag(seq, 0)));
                 }
+                sends.joinAll();
             } else {
                 recv(c, m, count, type, root, tag(seq, 0));
             }
@@ -244,12 +291,14 @@ final class Collectives {
             mask <<= 1;
         }
         mask >>= 1;
+        final SendWindow sends = new SendWindow();
         while (mask > 0) {
             if (rel + mask < n) {
-                send(c, m, count, type, (rel + mask + root) % n, tag(seq, 0));
+                sends.add(sendInPlace(c, m, count, type, (rel + mask + root) % n, tag(seq, 0)));
             }
             mask >>= 1;
         }
+        sends.joinAll();
     }
 
     /** Receives posted ahead by each rank of the pipeline: enough to keep the link busy, bounded whatever the size. */
@@ -343,6 +392,7 @@ final class Collectives {
 
         void send(final Communicator c, final long s, final int dest, final int tag) {
             if (whole) {
+                // not in place: a root that waited for its segments' writes would hold up the pipeline
                 Collectives.send(c, elementsAt(s), length(s) / type.size(), type, dest, tag);
                 return;
             }
@@ -395,7 +445,7 @@ final class Collectives {
                 throw ParioException.argument("gather: IN_PLACE is only allowed as the root's send buffer");
             }
             Checks.count("sendcount", sendcount);
-            send(c, memory("sendbuf", sendbuf), sendcount, sendtype, root, tag(seq, 0));
+            sendInPlace(c, memory("sendbuf", sendbuf), sendcount, sendtype, root, tag(seq, 0)).join();
             return;
         }
         final int n = c.size();
@@ -440,9 +490,10 @@ final class Collectives {
         Checks.length("sendcounts", sendcounts, n);
         Checks.length("displs", displs, n);
         final Memory in = memory("sendbuf", sendbuf);
+        final SendWindow sends = new SendWindow();
         for (int i = 0; i < n; i++) {
             if (i != root) {
-                send(c, slot(in, displs[i], sendtype), sendcounts[i], sendtype, i, tag(seq, 0));
+                sends.add(sendInPlace(c, slot(in, displs[i], sendtype), sendcounts[i], sendtype, i, tag(seq, 0)));
             }
         }
         // after the sends, so the others need not wait for the root's own copy
@@ -450,6 +501,7 @@ final class Collectives {
             Packer.copy(slot(in, displs[root], sendtype), sendtype, sendcounts[root], memory("recvbuf", recvbuf),
                 recvtype, recvcount);
         }
+        sends.joinAll();
     }
 
     /** Ring: in step s each rank passes on the block it got in step s - 1 (its own first). */
@@ -472,8 +524,10 @@ final class Collectives {
             final int recvBlock = (me - step - 1 + n) % n;
             final Pending r = irecv(c, slot(out, displs[recvBlock], recvtype), recvcounts[recvBlock], recvtype,
                 left, tag(seq, step));
-            send(c, slot(out, displs[sendBlock], recvtype), recvcounts[sendBlock], recvtype, right, tag(seq, step));
+            final Pending sent = sendInPlace(c, slot(out, displs[sendBlock], recvtype), recvcounts[sendBlock], recvtype,
+                right, tag(seq, step));
             r.join();
+            sent.join();
         }
     }
 
@@ -673,13 +727,14 @@ final class Collectives {
             final int src = (me - step + n) % n;
             final Pending r = irecv(c, out.at(rdispls[src]), recvcounts[src], recvtypes[src], src,
                 tag(seq, 0));
-            send(c, source.apply(dest), scounts[dest], stypes[dest], dest, tag(seq, 0));
+            final Pending sent = sendInPlace(c, source.apply(dest), scounts[dest], stypes[dest], dest, tag(seq, 0));
             if (step == 1) {
                 // the rank's own block once its first blocks are on their way, so the exchange does not wait for it
                 Packer.copy(source.apply(me), stypes[me], scounts[me], out.at(rdispls[me]), recvtypes[me],
                     recvcounts[me]);
             }
             r.join();
+            sent.join();
         }
     }
 

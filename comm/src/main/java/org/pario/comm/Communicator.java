@@ -566,6 +566,22 @@ public final class Communicator implements AutoCloseable {
         fabric.send(group[dest], ctx, rank, tag, memory, type, count, group);
     }
 
+    /**
+     * A send that may read {@code memory} until the request is done ({@link Fabric#sendInPlace}): for collectives,
+     * which leave their buffers alone until they return.
+     */
+    Request<Void> isendInPlaceOn(final int ctx, final Memory memory, final long count, final Datatype type,
+                                 final int dest, final int tag) {
+        Checks.count("count", count);
+        Checks.type(type);
+        final ParioException failed = fabric.failureIn(group);
+        if (failed != null) {
+            throw failed;
+        }
+        return new Request<>(fabric.sendInPlace(group[dest], ctx, rank, tag, memory, type, count, group),
+            state.executor, fabric);
+    }
+
     Request<Status> irecvOn(final int ctx, final Memory memory, final long count, final Datatype type,
                             final int source, final int tag) {
         Checks.count("count", count);

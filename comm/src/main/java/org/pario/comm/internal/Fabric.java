@@ -71,6 +71,24 @@ public abstract class Fabric {
         send(worldDest, MessageAccess.pack(context, source, tag, memory, type, count), group);
     }
 
+    /**
+     * Like {@link #send(int, int, int, int, org.pario.datatypes.Memory, org.pario.datatypes.Datatype, long, int[])},
+     * but the transport may go on reading the data from {@code memory} after this returns, until the future is
+     * done: the caller must leave that memory alone until then. For collectives, which hold their buffers until they
+     * return anyway; a transport that can hand the caller's memory to the socket without packing it first
+     * overrides this. Here the data is copied out before this returns, and the future is already done.
+     *
+     * @return done when the transport no longer reads {@code memory}; failed (with the lost rank) when the
+     *     receiver left before it had all the data
+     */
+    public CompletableFuture<Void> sendInPlace(final int worldDest, final int context, final int source,
+                                               final int tag, final org.pario.datatypes.Memory memory,
+                                               final org.pario.datatypes.Datatype type, final long count,
+                                               final int[] group) {
+        send(worldDest, context, source, tag, memory, type, count, group);
+        return CompletableFuture.completedFuture(null);
+    }
+
     /** Fails if a world rank has failed. */
     protected final void checkAlive(final int worldRank) {
         final Departure d = departed.get(worldRank);

@@ -1,6 +1,7 @@
 package org.pario.comm.internal.tcp;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -13,11 +14,11 @@ import io.netty.channel.unix.FileDescriptor;
 
 /**
  * Every frame written to one outbound connection passes here. When nothing handed to Netty is still unwritten,
- * a frame in one direct buffer goes straight into the socket from the calling thread: a small message then
- * costs the sender one system call instead of a task for the event loop and the wake-up of its thread. Otherwise,
- * or when the socket takes only part of it, the frame (or its rest) goes through Netty, and frames after it
- * follow it there until Netty has written everything, so frames never interleave. Connections Netty must encode
- * (TLS) or that are not epoll sockets always go through Netty.
+ * a frame in direct memory (one buffer, or a header and data in parts) goes straight into the socket from the
+ * calling thread: a small message then costs the sender one system call instead of a task for the event loop and
+ * the wake-up of its thread. Otherwise, or when the socket takes only part of it, the frame (or its rest) goes
+ * through Netty, and frames after it follow it there until Netty has written everything, so frames never
+ * interleave. Connections Netty must encode (TLS) or that are not epoll sockets always go through Netty.
  *
  * <p>A thread writing to a socket that another thread closes could write into whatever file reuses the number.
  * So the socket is closed only through {@link #close}, on the event loop while holding this gate's lock, and
@@ -91,11 +92,19 @@ final class Gate {
      *     null when the frame, or what the socket did not take of it, must go through Netty
      */
     private ChannelFuture writeDirectly(final ByteBuf frame) {
-        if (socket == null || inNetty > 0 || closed || !frame.hasMemoryAddress() || !channel.isActive()) {
+        final boolean parts = !frame.hasMemoryAddress() && frame.nioBufferCount() > 1 && frame.isDirect();
+        if (socket == null || inNetty > 0 || closed || !frame.hasMemoryAddress() && !parts || !channel.isActive()) {
             return null;
         }
         try {
-            frame.skipBytes(socket.writeAddress(frame.memoryAddress(), frame.readerIndex(), frame.writerIndex()));
+            if (parts) {
+                // a header and data from elsewhere (the caller's memory): one gathering write takes both
+                final ByteBuffer[] buffers = frame.nioBuffers();
+                frame.skipBytes((int) socket.writev(buffers, 0, buffers.length, Integer.MAX_VALUE));
+            } else {
+                frame.skipBytes(socket.writeAddress(frame.memoryAddress(), frame.readerIndex(),
+                    frame.writerIndex()));
+            }
         } catch (IOException e) {
             frame.release();
             return channel.newFailedFuture(e);

@@ -1,0 +1,219 @@
+package org.pario.comm;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.pario.ParioException;
+import org.pario.comm.internal.tcp.TcpFabric;
+import org.pario.datatypes.Datatype;
+import org.pario.datatypes.Memory;
+
+/**
+ * Over TCP (epoll and NIO), collectives send large blocks of direct buffers straight from the caller's memory,
+ * eagerly (from 256 KiB) and by rendezvous (here from 2 MiB, so that messages of a few MiB test it), with no
+ * packing. Every receiver must get exactly the blocks it would have got from packed sends, whatever memory it
+ * receives into; the send buffers must keep their bytes; and a receiver that leaves before it asks for the data must
+ * fail the sender, not leave it waiting.
+ */
+@Timeout(180)
+class InPlaceSendTest {
+    private static <T> T inPlaceFrom2MiB(final java.util.function.Supplier<T> job) {
+        return Transport.withProperty("pario.rendezvousInPlaceMinBytes", Integer.toString(2 << 20),
+            () -> RendezvousTest.withSharedMemory(false, job));
+    }
+
+    private static long sentInPlace(final Communicator world) {
+        return ((TcpFabric) world.fabric).bytesSentInPlace();
+    }
+
+    static List<Object[]> transportsAndRanks() {
+        return List.of(new Object[] {Transport.TCP, 2}, new Object[] {Transport.TCP, 3},
+            new Object[] {Transport.TCP_NIO, 4});
+    }
+
+    private static double value(final int rank, final long i) {
+        return rank * 1e8 + i + 0.5;
+    }
+
+    /** A direct buffer of {@code count} doubles of a rank's values, behind {@code offset} bytes of 0x5a. */
+    private static ByteBuffer direct(final int rank, final int count, final int offset) {
+        final ByteBuffer b = ByteBuffer.allocateDirect(offset + 8 * count + 24).order(ByteOrder.nativeOrder());
+        for (int i = 0; i < b.capacity(); i++) {
+            b.put(i, (byte) 0x5a);
+        }
+        for (int i = 0; i < count; i++) {
+            b.putDouble(offset + 8 * i, value(rank, i));
+        }
+        return b;
+    }
+
+    private static void assertValues(final int rank, final double[] got, final int from, final int count,
+                                     final long first, final String what) {
+        for (int i = 0; i < count; i++) {
+            assertEquals(value(rank, first + i), got[from + i], what + ", value " + i);
+        }
+    }
+
+    /** The buffer still holds what {@link #direct} put there: sending read it and nothing else. */
+    private static void assertUnchanged(final ByteBuffer b, final int rank, final int count, final int offset) {
+        assertEquals(direct(rank, count, offset), b.duplicate().clear());
+    }
+
+    @ParameterizedTest
+    @MethodSource("transportsAndRanks")
+    void collectivesSendDirectBlocksUnpackedAndEveryReceiverGetsThem(final Transport transport, final int n) {
+        inPlaceFrom2MiB(() -> transport.call(n, world -> {
+            final int me = world.rank();
+            final long before = sentInPlace(world);
+            // bcast: binomial, eagerly (1 MiB) and by rendezvous (3 MiB + 8); pipelined in 1 MiB segments (9 MiB)
+            for (final int count : new int[] {131072, 393217, 9 << 17}) {
+                final int root = n - 1;
+                if (me == root) {
+                    final ByteBuffer data = direct(root, count, 0);
+                    world.bcast(data, count, Datatype.DOUBLE, root);
+                    assertUnchanged(data, root, count, 0);
+                } else {
+                    final double[] got = new double[count];
+                    world.bcast(got, count, Datatype.DOUBLE, root);
+                    assertValues(root, got, 0, count, 0, "bcast of " + count);
+                }
+            }
+            // gather: 3 MiB + 8 from each rank, its block 16 bytes into its buffer
+            final int block = 393217;
+            final ByteBuffer mine = direct(me, block, 16);
+            final double[] all = me == 0 ? new double[block * n] : null;
+            world.gather(Memory.of(mine).at(16), block, Datatype.DOUBLE, all, block, Datatype.DOUBLE, 0);
+            assertUnchanged(mine, me, block, 16);
+            if (me == 0) {
+                for (int r = 0; r < n; r++) {
+                    assertValues(r, all, r * block, block, 0, "gather from rank " + r);
+                }
+            }
+            // scatter: 512 KiB to each rank from a read-only view of the root's buffer
+            final int part = 65536;
+            final ByteBuffer source = me == 0 ? direct(0, part * n, 0) : null;
+            final double[] got = new double[part];
+            world.scatter(me == 0 ? source.asReadOnlyBuffer() : null, part, Datatype.DOUBLE, got, part,
+                Datatype.DOUBLE, 0);
+            assertValues(0, got, 0, part, (long) me * part, "scatter to rank " + me);
+            // allgather (ring): each block forwarded from the receive buffer, a direct one
+            final int share = 40000;
+            final ByteBuffer gathered = ByteBuffer.allocateDirect(8 * share * n).order(ByteOrder.nativeOrder());
+            final double[] own = new double[share];
+            for (int i = 0; i < share; i++) {
+                own[i] = value(me, i);
+            }
+            world.allgather(own, share, Datatype.DOUBLE, gathered, share, Datatype.DOUBLE);
+            for (int r = 0; r < n; r++) {
+                for (int i = 0; i < share; i++) {
+                    assertEquals(value(r, i), gathered.getDouble(8 * (r * share + i)), "allgather block " + r);
+                }
+            }
+            // alltoall (pairwise): 2 MiB + 8 blocks, into heap arrays
+            final int each = 262145;
+            final ByteBuffer out = ByteBuffer.allocateDirect(8 * each * n).order(ByteOrder.nativeOrder());
+            for (int d = 0; d < n; d++) {
+                for (int i = 0; i < each; i++) {
+                    out.putDouble(8 * (d * each + i), value(me, (long) d * each + i));
+                }
+            }
+            final double[] in = new double[each * n];
+            world.alltoall(out, each, Datatype.DOUBLE, in, each, Datatype.DOUBLE);
+            for (int s = 0; s < n; s++) {
+                assertValues(s, in, s * each, each, (long) me * each, "alltoall block from rank " + s);
+            }
+            assertTrue(sentInPlace(world) > before, "rank " + me + " sent some blocks in place");
+            return null;
+        }));
+    }
+
+    /** By default a message of a few MiB is packed (its sender's call then need not wait), one of 32 MiB is not. */
+    @Test
+    void byDefaultOnlyEagerAndVeryLargeMessagesGoInPlace() {
+        RendezvousTest.withSharedMemory(false, () -> Transport.TCP.call(2, world -> {
+            final int me = world.rank();
+            final long[] sent = new long[4];
+            int k = 0;
+            for (final int count : new int[] {65536, 393217, 4 << 20}) {
+                final long before = sentInPlace(world);
+                final ByteBuffer mine = direct(me, count, 0);
+                final double[] all = me == 0 ? new double[count * 2] : null;
+                world.gather(mine, count, Datatype.DOUBLE, all, count, Datatype.DOUBLE, 0);
+                if (me == 0) {
+                    assertValues(1, all, count, count, 0, "gather of " + count + " from rank 1");
+                }
+                sent[k++] = sentInPlace(world) - before;
+            }
+            if (me == 1) {
+                assertEquals(8L * 65536, sent[0], "512 KiB, eager: in place");
+                assertEquals(0, sent[1], "3 MiB + 8, rendezvous: packed");
+                assertEquals(32L << 20, sent[2], "32 MiB, rendezvous: in place");
+            }
+            return null;
+        }));
+    }
+
+    @Test
+    void blocksOfHeapArraysAndStridedTypesAreStillPackedAndArriveIntact() {
+        inPlaceFrom2MiB(() -> Transport.TCP.call(3, world -> {
+            final int me = world.rank();
+            final long before = sentInPlace(world);
+            final int count = 200000;
+            // every other double of a direct buffer: not one run, so packed
+            final ByteBuffer strided = ByteBuffer.allocateDirect(16 * count).order(ByteOrder.nativeOrder());
+            for (int i = 0; i < count; i++) {
+                strided.putDouble(16 * i, value(me, i));
+            }
+            final double[] all = me == 0 ? new double[count * 3] : null;
+            world.gather(strided, 1, Datatype.vector(count, 1, 2, Datatype.DOUBLE), all, count, Datatype.DOUBLE, 0);
+            final double[] heap = new double[count];
+            for (int i = 0; i < count; i++) {
+                heap[i] = value(me, i);
+            }
+            final double[] fromHeap = me == 1 ? new double[count * 3] : null;
+            world.gather(heap, count, Datatype.DOUBLE, fromHeap, count, Datatype.DOUBLE, 1);
+            for (int r = 0; r < 3; r++) {
+                if (me == 0) {
+                    assertValues(r, all, r * count, count, 0, "strided gather from rank " + r);
+                }
+                if (me == 1) {
+                    assertValues(r, fromHeap, r * count, count, 0, "heap gather from rank " + r);
+                }
+            }
+            assertEquals(before, sentInPlace(world), "nothing went in place");
+            return null;
+        }));
+    }
+
+    /**
+     * A root that leaves instead of gathering: the others' sends, waiting in place for it to ask, fail naming it
+     * (its memory is theirs again) instead of waiting forever.
+     */
+    @Test
+    void aRootThatLeavesBeforeAskingFailsTheSendsWaitingInPlace() {
+        final List<String> outcomes = inPlaceFrom2MiB(() -> Transport.TCP.call(3, world -> {
+            if (world.rank() == 2) {
+                world.close();
+                return "left";
+            }
+            final ByteBuffer mine = direct(world.rank(), 393217, 0);
+            try {
+                world.gather(mine, 393217, Datatype.DOUBLE, null, 0, Datatype.DOUBLE, 2);
+                return "completed";
+            } catch (ParioException e) {
+                return e.getMessage();
+            }
+        }));
+        for (int r = 0; r < 2; r++) {
+            assertTrue(outcomes.get(r).contains("rank 2"), r + ": " + outcomes.get(r));
+        }
+    }
+}
