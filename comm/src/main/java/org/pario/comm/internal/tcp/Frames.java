@@ -224,10 +224,13 @@ final class Frames {
                             final int source, final int tag, final org.pario.datatypes.Memory memory,
                             final org.pario.datatypes.Datatype type, final long count, final int bytes) {
         final String basic = MessageAccess.basicName(type);
-        final int header = 27 + nameLength(basic);
+        final int nameLength = nameLength(basic);
+        final int header = 27 + nameLength;
         final ByteBuf b = directBuffer.apply(header + bytes);
         try {
-            writeDataHeader(b, context, source, tag, basic, bytes);
+            b.writeInt(MAGIC).writeByte(DATA).writeInt(context).writeInt(source).writeInt(tag).writeShort(nameLength);
+            writeName(b, basic);
+            b.writeLong(bytes);
             org.pario.datatypes.Packer.pack(memory, memory.origin(), type, count,
                 org.pario.datatypes.DataRepresentation.NATIVE, 0, b.nioBuffer(header, bytes), 0, bytes);
             b.writerIndex(header + bytes);
@@ -236,26 +239,6 @@ final class Frames {
             b.release();
             throw e;
         }
-    }
-
-    /**
-     * The frame of a message whose data is one run of direct memory that stays unchanged until the write is done:
-     * its header, then that memory itself, not a copy.
-     */
-    static ByteBuf dataInPlace(final ByteBufAllocator alloc, final int context, final int source, final int tag,
-                               final org.pario.datatypes.Datatype type, final ByteBuffer data) {
-        final String basic = MessageAccess.basicName(type);
-        final ByteBuf header = alloc.directBuffer(27 + nameLength(basic));
-        writeDataHeader(header, context, source, tag, basic, data.remaining());
-        return Unpooled.wrappedBuffer(header, Unpooled.wrappedBuffer(data));
-    }
-
-    private static void writeDataHeader(final ByteBuf b, final int context, final int source, final int tag,
-                                        final String basic, final long bytes) {
-        b.writeInt(MAGIC).writeByte(DATA).writeInt(context).writeInt(source).writeInt(tag)
-            .writeShort(nameLength(basic));
-        writeName(b, basic);
-        b.writeLong(bytes);
     }
 
     /** The frame of a message: its header, then its chunks without copying them. */

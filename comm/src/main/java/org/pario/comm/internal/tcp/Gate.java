@@ -11,6 +11,7 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.unix.FileDescriptor;
+import io.netty.channel.unix.Limits;
 
 /**
  * Every frame written to one outbound connection passes here. When nothing handed to Netty is still unwritten,
@@ -100,7 +101,8 @@ final class Gate {
             if (parts) {
                 // a header and data from elsewhere (the caller's memory): one gathering write takes both
                 final ByteBuffer[] buffers = frame.nioBuffers();
-                frame.skipBytes((int) socket.writev(buffers, 0, buffers.length, Integer.MAX_VALUE));
+                frame.skipBytes((int) socket.writev(buffers, 0, Math.min(buffers.length, Limits.IOV_MAX),
+                    Integer.MAX_VALUE));
             } else {
                 frame.skipBytes(socket.writeAddress(frame.memoryAddress(), frame.readerIndex(),
                     frame.writerIndex()));

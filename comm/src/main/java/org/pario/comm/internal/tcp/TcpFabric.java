@@ -572,29 +572,24 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
     }
 
     /** Whether collectives' large sends from direct buffers skip packing ({@code -Dpario.sendInPlace}, default true). */
-    /** Whether collectives' large sends from direct buffers skip packing ({@code -Dpario.sendInPlace}, default true). */
     private final boolean sendInPlace = !"false".equals(System.getProperty("pario.sendInPlace"));
     /**
-     * Smallest eager message a collective sends in place ({@code -Dpario.sendInPlaceMinBytes}): below it the copy
-     * saved is too small to matter.
+     * Smallest message a collective sends in place ({@code -Dpario.sendInPlaceMinBytes}). Packing a rendezvous
+     * message overlaps its request's round trip, and the sender's call returns once the data is packed; in place,
+     * the sender waits for the round trip and for its receiver to drain the data. For messages of a few MiB that
+     * wait costs more than the copy saves (2 ranks on 2 cores, direct buffers: a 16 MiB alltoall, 8 MiB a message,
+     * took 8.2-9.6 ms a call in place against 5.8-6.3 packed), for 16 MiB the two are even, and from 32 MiB in place
+     * wins (the 64 MiB alltoall: 16.7-18.1 ms against 19.5-20.3). Eager messages of 256 KiB to 1 MiB sent in place
+     * (a header and the memory in one gathering write) were no faster either: a 1 MiB gather 137-225 µs against
+     * 137-175 packed.
      */
-    private final long sendInPlaceMin = Long.getLong("pario.sendInPlaceMinBytes", 256 << 10);
-    /**
-     * Smallest message sent by rendezvous that a collective sends in place ({@code
-     * -Dpario.rendezvousInPlaceMinBytes}). Packing a rendezvous message overlaps its request's round trip, and the
-     * sender's call returns once the data is packed; in place, the sender waits for the round trip and for its
-     * receiver to drain the data. For messages of a few MiB that wait costs more than the copy saves (2 ranks on 2
-     * cores, direct buffers: a 16 MiB alltoall, 8 MiB a message, took 8.2-9.6 ms a call in place against 5.8-6.3
-     * packed), for 16 MiB the two are even, and from 32 MiB in place wins (the 64 MiB alltoall: 16.7-18.1 ms
-     * against 19.5-20.3).
-     */
-    private final long rendezvousInPlaceMin = Long.getLong("pario.rendezvousInPlaceMinBytes", 32L << 20);
+    private final long sendInPlaceMin = Math.max(EAGER_MAX + 1,
+        Long.getLong("pario.sendInPlaceMinBytes", 32L << 20));
 
     /**
-     * A message whose data is one run of a direct buffer goes straight from that memory, with no packing, eagerly
-     * (from {@code -Dpario.sendInPlaceMinBytes}) as a header followed by that memory, or by rendezvous (from {@code
-     * -Dpario.rendezvousInPlaceMinBytes}) with its pieces written from it once the receiver asks: the only copy on this side
-     * is then the kernel's. Anything else is sent (and packed) as {@link #send} does.
+     * A message of at least {@code -Dpario.sendInPlaceMinBytes} whose data is one run of a direct buffer goes by
+     * rendezvous straight from that memory, with no packing: its pieces are written from it once the receiver asks,
+     * so the only copy on this side is the kernel's. Anything else is sent (and packed) as {@link #send} does.
      */
     @Override
     public CompletableFuture<Void> sendInPlace(final int worldDest, final int context, final int source,
@@ -612,32 +607,15 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
             return super.sendInPlace(worldDest, context, source, tag, memory, type, count, group);
         }
         checkAlive(worldDest);
-        final Channel ch = outbound[worldDest];
-        final boolean eager = bytes <= EAGER_MAX && reserveCredit(worldDest, cost(bytes));
-        if (!eager && bytes < rendezvousInPlaceMin) {
-            return super.sendInPlace(worldDest, context, source, tag, memory, type, count, group);
-        }
         sentInPlace.addAndGet(bytes);
-        if (eager) {
-            final CompletableFuture<Void> written = new CompletableFuture<>();
-            write(worldDest, Frames.dataInPlace(ch.alloc(), context, source, tag, type, region), f -> {
-                    if (f.isSuccess()) {
-                        written.complete(null);
-                    } else {
-                        written.completeExceptionally(sendFailed(worldDest, bytes, f.cause()));
-                    }
-                    failedSend(worldDest, f);
-                });
-            return written;
-        }
         final long id = ids.incrementAndGet();
         final Parked p = new Parked(worldDest, null, null, Unpooled.wrappedBuffer(region), bytes);
         synchronized (p) {
             p.packedPieces = p.pieces;
             p.packed = true;
         }
-        announce(id, p, Frames.rts(ch.alloc(), context, source, tag, MessageAccess.basicName(type), bytes, id, null,
-            0));
+        announce(id, p, Frames.rts(outbound[worldDest].alloc(), context, source, tag, MessageAccess.basicName(type),
+            bytes, id, null, 0));
         return p.written;
     }
 
