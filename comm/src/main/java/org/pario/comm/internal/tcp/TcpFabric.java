@@ -578,10 +578,10 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
      * message overlaps its request's round trip, and the sender's call returns once the data is packed; in place,
      * the sender waits for the round trip and for its receiver to drain the data. For messages of a few MiB that
      * wait costs more than the copy saves (2 ranks on 2 cores, direct buffers: a 16 MiB alltoall, 8 MiB a message,
-     * took 8.2-9.6 ms a call in place against 5.8-6.3 packed), for 16 MiB the two are even, and from 32 MiB in place
+     * took 8.2-9.2 ms a call in place against 5.8-6.3 packed), for 16 MiB the two are even, and from 32 MiB in place
      * wins (the 64 MiB alltoall: 16.7-18.1 ms against 19.5-20.3). Eager messages of 256 KiB to 1 MiB sent in place
-     * (a header and the memory in one gathering write) were no faster either: a 1 MiB gather 137-225 µs against
-     * 137-175 packed.
+     * (a header and the memory in one gathering write) gained nothing clear: a 1 MiB gather 137-225 µs against
+     * 137-175 packed. Figures in docs/benchmarks.md.
      */
     private final long sendInPlaceMin = Math.max(EAGER_MAX + 1,
         Long.getLong("pario.sendInPlaceMinBytes", 32L << 20));
@@ -659,7 +659,8 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
      * each, made as packing reaches them and given back as soon as their pieces are written, so a message of any
      * length (beyond 2 GiB too) needs no single buffer of its size, and its memory goes as its data leaves. A
      * message staged in shared memory is announced once packed, and its data, if asked for over the connection,
-     * goes as one frame.
+     * goes as one frame. A message sent in place ({@link #sendInPlace}) has no blocks: each piece goes as a header
+     * and a slice of the caller's memory.
      */
     private static final class Parked {
         final int dest;
