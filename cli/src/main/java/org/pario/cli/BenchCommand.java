@@ -45,7 +45,8 @@ final class BenchCommand implements Runnable {
             + "and MiB/s per rank. bench/run-comm.sh prints it beside MPICH and Open MPI.")
     static final class Comm implements Callable<Integer> {
         @Option(names = "--direct", description = "Send from and receive into direct ByteBuffers instead of double[] "
-            + "arrays (the data of large messages then crosses memory only in the kernel).")
+            + "arrays (large messages are then received without a copy, and a collective's blocks of 32 MiB and "
+            + "more sent without packing).")
         private boolean direct;
 
         @Spec
