@@ -557,13 +557,18 @@ public final class Communicator implements AutoCloseable {
 
     void sendOn(final int ctx, final Memory memory, final long count, final Datatype type, final int dest,
                 final int tag) {
+        checkSend(count, type);
+        fabric.send(group[dest], ctx, rank, tag, memory, type, count, group);
+    }
+
+    /** Fails on a bad count or type, or when a rank of this communicator has failed. */
+    private void checkSend(final long count, final Datatype type) {
         Checks.count("count", count);
         Checks.type(type);
         final ParioException failed = fabric.failureIn(group);
         if (failed != null) {
             throw failed;
         }
-        fabric.send(group[dest], ctx, rank, tag, memory, type, count, group);
     }
 
     /**
@@ -572,12 +577,7 @@ public final class Communicator implements AutoCloseable {
      */
     Request<Void> isendInPlaceOn(final int ctx, final Memory memory, final long count, final Datatype type,
                                  final int dest, final int tag) {
-        Checks.count("count", count);
-        Checks.type(type);
-        final ParioException failed = fabric.failureIn(group);
-        if (failed != null) {
-            throw failed;
-        }
+        checkSend(count, type);
         return new Request<>(fabric.sendInPlace(group[dest], ctx, rank, tag, memory, type, count, group),
             state.executor, fabric);
     }

@@ -549,7 +549,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
             return;
         }
         checkAlive(worldDest);
-        final boolean viaSharedMemory = sharedMemory != null && sameHost[worldDest] && bytes >= SHARED_MEMORY_MIN;
+        final boolean viaSharedMemory = viaSharedMemory(worldDest, bytes);
         if (bytes > EAGER_MAX || viaSharedMemory || !reserveCredit(worldDest, cost(bytes))) {
             park(worldDest, context, source, tag, memory, type, count, bytes);
             return;
@@ -598,7 +598,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
                                                final int[] group) {
         final long bytes = org.pario.datatypes.Packer.packedSize(type, count,
             org.pario.datatypes.DataRepresentation.NATIVE);
-        final boolean viaSharedMemory = sharedMemory != null && sameHost[worldDest] && bytes >= SHARED_MEMORY_MIN;
+        final boolean viaSharedMemory = viaSharedMemory(worldDest, bytes);
         // a run beyond what one buffer can address is never one direct buffer either
         final ByteBuffer region = !sendInPlace || worldDest == rank || viaSharedMemory || bytes < sendInPlaceMin
             || bytes > Integer.MAX_VALUE || !type.isContiguous() ? null
@@ -624,6 +624,11 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         final ParioException lostRank = failureIn(new int[] {dest});
         return lostRank != null ? lostRank : new ParioException(ErrorCategory.TRANSPORT, "rank " + rank
             + " could not send the data of a message of " + bytes + " bytes to rank " + dest + ": " + cause, cause);
+    }
+
+    /** @return whether a message of {@code bytes} to {@code dest} goes through a shared-memory arena */
+    private boolean viaSharedMemory(final int dest, final long bytes) {
+        return sharedMemory != null && sameHost[dest] && bytes >= SHARED_MEMORY_MIN;
     }
 
     private boolean reserveCredit(final int dest, final long cost) {
@@ -765,7 +770,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
                       final long count, final long bytes) {
         final Channel ch = outbound[dest];
         final long id = ids.incrementAndGet();
-        SharedMemory.Segment segment = sharedMemory != null && sameHost[dest] && bytes >= SHARED_MEMORY_MIN
+        SharedMemory.Segment segment = viaSharedMemory(dest, bytes)
             && bytes <= Message.CHUNK ? sharedMemory.take(dest, (int) bytes) : null;
         if (segment != null && !SharedMemory.touch(segment)) {
             segment.release();
