@@ -163,6 +163,8 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
     private final AtomicLong readInPlace = new AtomicLong();
     /** Bytes of message data written to the sockets straight from the caller's memory ({@link #sendInPlace}). */
     private final AtomicLong sentInPlace = new AtomicLong();
+    /** Bytes of message data packed piece by piece as the socket took them ({@link #sendPackedLate}). */
+    private final AtomicLong packedLate = new AtomicLong();
     /** Receiver side, per peer: the eager message being unpacked into a posted receive as it arrives, or null. */
     private final AtomicReferenceArray<EagerLanding> landingFrom;
     /** Sender side, per peer: eager bytes sent and not yet consumed by it (returned by CREDIT frames). */
@@ -604,6 +606,10 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
             || bytes > Integer.MAX_VALUE || !type.isContiguous() ? null
             : memory.directRegion(memory.origin() + type.lb(), (int) bytes, false);
         if (region == null) {
+            if (sendInPlace && worldDest != rank && !viaSharedMemory && bytes >= packLateMin && type.isContiguous()
+                && covers(memory, memory.origin() + type.lb(), bytes)) {
+                return sendPackedLate(worldDest, context, source, tag, memory, type, count, bytes);
+            }
             return super.sendInPlace(worldDest, context, source, tag, memory, type, count, group);
         }
         checkAlive(worldDest);
@@ -617,6 +623,55 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         announce(id, p, Frames.rts(outbound[worldDest].alloc(), context, source, tag, MessageAccess.basicName(type),
             bytes, id, null, 0));
         return p.written;
+    }
+
+    /**
+     * Smallest message from memory other than one run of a direct buffer that a collective sends packed piece by
+     * piece as the socket takes it ({@code -Dpario.packLateMinBytes}).
+     */
+    private final long packLateMin = Math.max(EAGER_MAX + 1, Long.getLong("pario.packLateMinBytes", 16L << 20));
+    /**
+     * The pieces such a message is packed and written in ({@code -Dpario.packLatePieceBytes}, default 1 MiB): small
+     * enough that a piece is still in the core's cache (2 MiB of L2 here) when the kernel copies it into the socket,
+     * large enough that writing it costs few system calls (256 KiB pieces saved as much kernel copying but spent
+     * it again in writes and wake-ups).
+     */
+    private final int packLatePiece = Math.max(64 << 10, Integer.getInteger("pario.packLatePieceBytes", 1 << 20));
+    /** Pieces of such a message packed and not yet written, at most. */
+    private static final int PACK_LATE_WINDOW = 2;
+
+    /** @return whether {@code memory} holds bytes {@code [from, from + bytes)} */
+    private static boolean covers(final org.pario.datatypes.Memory memory, final long from, final long bytes) {
+        return from >= 0 && from <= memory.byteSize() - bytes;
+    }
+
+    /**
+     * A large message of a collective whose data is not one run of a direct buffer: announced at once, and packed
+     * only once its receiver asks, a piece at a time as the socket takes the previous ones, into a small buffer the
+     * kernel copies from while it is still in the core's cache. Packed up front, the whole message would go through
+     * memory twice more before the kernel read it (the collective leaves its buffers alone until the send is done,
+     * so the data cannot change in between).
+     */
+    private CompletableFuture<Void> sendPackedLate(final int worldDest, final int context, final int source,
+                                                   final int tag, final org.pario.datatypes.Memory memory,
+                                                   final org.pario.datatypes.Datatype type, final long count,
+                                                   final long bytes) {
+        checkAlive(worldDest);
+        packedLate.addAndGet(bytes);
+        final long id = ids.incrementAndGet();
+        final Parked p = new Parked(worldDest, new LateData(id, memory, type, count), bytes, packLatePiece);
+        synchronized (p) {
+            p.packedPieces = p.pieces;
+            p.packed = true;
+        }
+        announce(id, p, Frames.rts(outbound[worldDest].alloc(), context, source, tag, MessageAccess.basicName(type),
+            bytes, id, null, 0));
+        return p.written;
+    }
+
+    /** The data of a message packed as it leaves ({@link #sendPackedLate}). */
+    private record LateData(long id, org.pario.datatypes.Memory memory, org.pario.datatypes.Datatype type,
+                            long count) {
     }
 
     /** @return why a message of {@code bytes} to {@code dest} was not sent: the rank's loss, if it is lost */
@@ -701,7 +756,16 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
          * there, with no blocks; null otherwise.
          */
         final ByteBuf inPlace;
-        /** For a message sent in place: done once no write reads the caller's memory any more. */
+        /** For a message packed as it leaves ({@link #sendPackedLate}): where its data is; null otherwise. */
+        final LateData late;
+        /** The bytes of each piece but the last. */
+        final int pieceBytes;
+        /** Guarded by this: whether a thread packs and writes pieces of a message packed as it leaves. */
+        private boolean pumping;
+        /**
+         * For a message sent in place or packed as it leaves: done once no write reads the caller's memory any
+         * more.
+         */
         final CompletableFuture<Void> written;
         /** Guarded by this, for a message sent in place: piece writes not yet complete, and the first that failed. */
         private int writesOut;
@@ -713,24 +777,31 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
 
         Parked(final int dest, final ByteBuf shared, final SharedMemory.Segment segment, final ByteBuf inPlace,
                final long bytes) {
+            this(dest, shared, segment, inPlace, null, bytes, PIECE);
+        }
+
+        Parked(final int dest, final LateData late, final long bytes, final int pieceBytes) {
+            this(dest, null, null, null, late, bytes, pieceBytes);
+        }
+
+        private Parked(final int dest, final ByteBuf shared, final SharedMemory.Segment segment,
+                       final ByteBuf inPlace, final LateData late, final long bytes, final int pieceBytes) {
             this.dest = dest;
             this.shared = shared;
             this.segment = segment;
             this.inPlace = inPlace;
-            this.written = inPlace == null ? null : new CompletableFuture<>();
+            this.late = late;
+            this.written = inPlace == null && late == null ? null : new CompletableFuture<>();
             this.bytes = bytes;
-            this.pieces = segment != null ? 1 : piecesOf(bytes);
-            final int blockCount = segment != null || inPlace != null ? 0 : (pieces + BLOCK_PIECES - 1) / BLOCK_PIECES;
+            this.pieceBytes = pieceBytes;
+            this.pieces = segment != null || bytes == 0 ? 1
+                : Math.toIntExact((bytes + pieceBytes - 1) / pieceBytes);
+            final int blockCount = segment != null || written != null ? 0 : (pieces + BLOCK_PIECES - 1) / BLOCK_PIECES;
             this.blocks = new AtomicReferenceArray<>(blockCount);
             this.holds = new AtomicIntegerArray(blockCount);
             for (int b = 0; b < blockCount; b++) {
                 holds.set(b, 1);
             }
-        }
-
-        /** @return how many pieces a message of {@code bytes} is sent in over a connection (one when empty) */
-        static int piecesOf(final long bytes) {
-            return bytes == 0 ? 1 : Math.toIntExact((bytes + PIECE - 1) / PIECE);
         }
 
         boolean take() {
@@ -748,7 +819,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         }
 
         int pieceLength(final int i) {
-            return (int) Math.min(PIECE, bytes - (long) i * PIECE);
+            return (int) Math.min(pieceBytes, bytes - (long) i * pieceBytes);
         }
 
         /** @return the bytes of block {@code b}: its pieces, each with its header */
@@ -852,6 +923,10 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
      * own (caller holds {@code p}'s lock, so pieces leave in order, and the request is known).
      */
     private void writePieces(final Parked p) {
+        if (p.late != null) {
+            packLate(p);
+            return;
+        }
         final long receiveId = p.waitingReceiveId;
         final Gate gate = gate(outbound[p.dest]);
         if (p.inPlace != null) {
@@ -888,14 +963,83 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         }
     }
 
-    /** One piece of a message sent in place is written, or its write failed. */
+    /**
+     * Packs and writes the next pieces of a message packed as it leaves, while fewer than {@link #PACK_LATE_WINDOW}
+     * wait for the socket; each finished write calls this again (caller holds {@code p}'s lock). The record leaves
+     * the parked set once its last piece is handed over.
+     */
+    private void packLate(final Parked p) {
+        if (p.pumping) {
+            // a write finished within a write of the loop below: the loop goes on
+            return;
+        }
+        p.pumping = true;
+        try {
+            final Gate gate = gate(outbound[p.dest]);
+            while (p.sentPieces < p.pieces && p.writesOut < PACK_LATE_WINDOW && p.writeFailure == null
+                && !p.taken.get()) {
+                final int length = p.pieceLength(p.sentPieces);
+                final ByteBuf frame;
+                try {
+                    frame = direct(Frames.RDATA_HEADER + length, "send", p.bytes, p.dest, "");
+                } catch (ParioException e) {
+                    packLateFailed(p, e);
+                    break;
+                }
+                try {
+                    org.pario.datatypes.Packer.pack(p.late.memory(), p.late.memory().origin(), p.late.type(),
+                        p.late.count(), org.pario.datatypes.DataRepresentation.NATIVE,
+                        (long) p.sentPieces * p.pieceBytes, frame.nioBuffer(Frames.RDATA_HEADER, length), 0, length);
+                } catch (RuntimeException e) {
+                    frame.release();
+                    packLateFailed(p, e);
+                    break;
+                }
+                frame.writerIndex(Frames.RDATA_HEADER + length).readerIndex(Frames.RDATA_HEADER);
+                // one reference for the write, which releases it, and one to give the buffer back for the next piece
+                Frames.rdataInFront(frame, p.waitingReceiveId).retain();
+                p.sentPieces++;
+                p.writesOut++;
+                gate.write(frame, f -> {
+                        spareBuffers.give(frame);
+                        pieceWrittenInPlace(p, f);
+                        failedSend(p.dest, f);
+                    });
+            }
+            if ((p.sentPieces == p.pieces || p.writeFailure != null) && p.take()) {
+                // only once the last piece is queued: a goodbye written after the parked set is empty follows it
+                parked.remove(p.late.id());
+            }
+            finishInPlace(p);
+        } finally {
+            p.pumping = false;
+        }
+    }
+
+    /**
+     * Packing a piece of a message packed as it leaves failed (the checks before it was announced make that
+     * unexpected): its receiver is told why no more data comes, and the send fails with the reason.
+     */
+    private void packLateFailed(final Parked p, final RuntimeException e) {
+        p.failure = "rank " + rank + " could not send the data of this message: " + e.getMessage();
+        p.writeFailure = e;
+        if (!departed(p.dest)) {
+            write(p.dest, Frames.noData(outbound[p.dest].alloc(), p.waitingReceiveId, p.failure), f -> { });
+        }
+    }
+
+    /** One piece of a message sent in place or packed as it leaves is written, or its write failed. */
     private void pieceWrittenInPlace(final Parked p, final io.netty.util.concurrent.Future<? super Void> f) {
         synchronized (p) {
             p.writesOut--;
             if (!f.isSuccess() && p.writeFailure == null) {
                 p.writeFailure = f.cause();
             }
-            finishInPlace(p);
+            if (p.late != null) {
+                packLate(p);
+            } else {
+                finishInPlace(p);
+            }
         }
     }
 
@@ -907,7 +1051,10 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         if (!p.taken.get() || p.writesOut > 0 || p.written.isDone()) {
             return;
         }
-        if (p.writeFailure != null) {
+        if (p.writeFailure instanceof ParioException e && p.late != null && p.failure != null) {
+            // packing failed: the caller hears that reason, as a sender that packs up front would
+            p.written.completeExceptionally(e);
+        } else if (p.writeFailure != null) {
             p.written.completeExceptionally(sendFailed(p.dest, p.bytes, p.writeFailure));
         } else if (p.sentPieces < p.pieces && departed(p.dest)) {
             p.written.completeExceptionally(sendFailed(p.dest, p.bytes,
@@ -1067,7 +1214,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
             if (p.segment != null) {
                 p.shared.release();
                 p.segment.release();
-            } else if (p.inPlace != null) {
+            } else if (p.written != null) {
                 synchronized (p) {
                     finishInPlace(p);
                 }
@@ -1096,7 +1243,8 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
                 // the pieces packed so far go now; the packing thread sends the others as it packs them
                 p.waitingReceiveId = cts.receiveId();
                 writePieces(p);
-                if (!p.packed || p.abandoned) {
+                if (!p.packed || p.abandoned || p.late != null) {
+                    // a message packed as it leaves leaves the parked set with its last piece
                     return;
                 }
             } else if (!p.packed && failure == null) {
@@ -1576,6 +1724,11 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
     /** @return how many bytes of message data collectives sent straight from the caller's memory, unpacked */
     public long bytesSentInPlace() {
         return sentInPlace.get();
+    }
+
+    /** @return bytes of collectives' messages packed piece by piece as the socket took them */
+    public long bytesPackedLate() {
+        return packedLate.get();
     }
 
     /** @return bytes of arrays kept for eager messages that arrive before their receive */
