@@ -615,13 +615,25 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         checkAlive(worldDest);
         sentInPlace.addAndGet(bytes);
         final long id = ids.incrementAndGet();
-        final Parked p = new Parked(worldDest, null, null, Unpooled.wrappedBuffer(region), bytes);
+        return announceFromCaller(id, new Parked(worldDest, null, null, Unpooled.wrappedBuffer(region), bytes),
+            context, source, tag, type);
+    }
+
+    /**
+     * Announces a message whose data stays in the caller's memory until its receiver asks for it.
+     *
+     * @return the message's future: done once nothing reads that memory any more
+     */
+    private CompletableFuture<Void> announceFromCaller(final long id, final Parked p, final int context,
+                                                       final int source, final int tag,
+                                                       final org.pario.datatypes.Datatype type) {
         synchronized (p) {
+            // nothing to pack ahead: the pieces are written (or packed) from the caller's memory when asked for
             p.packedPieces = p.pieces;
             p.packed = true;
         }
-        announce(id, p, Frames.rts(outbound[worldDest].alloc(), context, source, tag, MessageAccess.basicName(type),
-            bytes, id, null, 0));
+        announce(id, p, Frames.rts(outbound[p.dest].alloc(), context, source, tag, MessageAccess.basicName(type),
+            p.bytes, id, null, 0));
         return p.written;
     }
 
@@ -659,14 +671,8 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         checkAlive(worldDest);
         packedLate.addAndGet(bytes);
         final long id = ids.incrementAndGet();
-        final Parked p = new Parked(worldDest, new LateData(id, memory, type, count), bytes, packLatePiece);
-        synchronized (p) {
-            p.packedPieces = p.pieces;
-            p.packed = true;
-        }
-        announce(id, p, Frames.rts(outbound[worldDest].alloc(), context, source, tag, MessageAccess.basicName(type),
-            bytes, id, null, 0));
-        return p.written;
+        return announceFromCaller(id, new Parked(worldDest, new LateData(id, memory, type, count), bytes,
+            packLatePiece), context, source, tag, type);
     }
 
     /** The data of a message packed as it leaves ({@link #sendPackedLate}). */
@@ -720,7 +726,8 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
      * length (beyond 2 GiB too) needs no single buffer of its size, and its memory goes as its data leaves. A
      * message staged in shared memory is announced once packed, and its data, if asked for over the connection,
      * goes as one frame. A message sent in place ({@link #sendInPlace}) has no blocks: each piece goes as a header
-     * and a slice of the caller's memory.
+     * and a slice of the caller's memory. Nor has one packed as it leaves ({@link #sendPackedLate}): each piece is
+     * packed into a buffer of its own once the socket has taken all but one of those before it.
      */
     private static final class Parked {
         final int dest;
@@ -761,7 +768,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         /** The bytes of each piece but the last. */
         final int pieceBytes;
         /** Guarded by this: whether a thread packs and writes pieces of a message packed as it leaves. */
-        private boolean pumping;
+        private boolean packingLate;
         /**
          * For a message sent in place or packed as it leaves: done once no write reads the caller's memory any
          * more.
@@ -938,7 +945,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
                     p.inPlace.retainedSlice((int) ((long) p.sentPieces * PIECE), length));
                 p.writesOut++;
                 gate.write(frame, f -> {
-                        pieceWrittenInPlace(p, f);
+                        pieceWrittenFromCaller(p, f);
                         failedSend(p.dest, f);
                     });
             }
@@ -969,11 +976,11 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
      * the parked set once its last piece is handed over.
      */
     private void packLate(final Parked p) {
-        if (p.pumping) {
+        if (p.packingLate) {
             // a write finished within a write of the loop below: the loop goes on
             return;
         }
-        p.pumping = true;
+        p.packingLate = true;
         try {
             final Gate gate = gate(outbound[p.dest]);
             while (p.sentPieces < p.pieces && p.writesOut < PACK_LATE_WINDOW && p.writeFailure == null
@@ -1002,7 +1009,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
                 p.writesOut++;
                 gate.write(frame, f -> {
                         spareBuffers.give(frame);
-                        pieceWrittenInPlace(p, f);
+                        pieceWrittenFromCaller(p, f);
                         failedSend(p.dest, f);
                     });
             }
@@ -1010,9 +1017,9 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
                 // only once the last piece is queued: a goodbye written after the parked set is empty follows it
                 parked.remove(p.late.id());
             }
-            finishInPlace(p);
+            finishFromCaller(p);
         } finally {
-            p.pumping = false;
+            p.packingLate = false;
         }
     }
 
@@ -1029,7 +1036,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
     }
 
     /** One piece of a message sent in place or packed as it leaves is written, or its write failed. */
-    private void pieceWrittenInPlace(final Parked p, final io.netty.util.concurrent.Future<? super Void> f) {
+    private void pieceWrittenFromCaller(final Parked p, final io.netty.util.concurrent.Future<? super Void> f) {
         synchronized (p) {
             p.writesOut--;
             if (!f.isSuccess() && p.writeFailure == null) {
@@ -1038,16 +1045,16 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
             if (p.late != null) {
                 packLate(p);
             } else {
-                finishInPlace(p);
+                finishFromCaller(p);
             }
         }
     }
 
     /**
-     * Completes the future of a message sent in place once its record is released and no write of it is under way:
-     * from then on nothing reads the caller's memory (caller holds {@code p}'s lock).
+     * Completes the future of a message sent in place or packed as it leaves once its record is released and no
+     * write of it is under way: from then on nothing reads the caller's memory (caller holds {@code p}'s lock).
      */
-    private void finishInPlace(final Parked p) {
+    private void finishFromCaller(final Parked p) {
         if (!p.taken.get() || p.writesOut > 0 || p.written.isDone()) {
             return;
         }
@@ -1216,7 +1223,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
                 p.segment.release();
             } else if (p.written != null) {
                 synchronized (p) {
-                    finishInPlace(p);
+                    finishFromCaller(p);
                 }
             } else {
                 dropHolds(p);
