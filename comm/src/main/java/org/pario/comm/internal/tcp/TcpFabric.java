@@ -573,7 +573,10 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
             });
     }
 
-    /** Whether collectives' large sends from direct buffers skip packing ({@code -Dpario.sendInPlace}, default true). */
+    /**
+     * Whether collectives' large sends leave from the caller's memory ({@code -Dpario.sendInPlace}, default true):
+     * written from it when it is a direct buffer, packed from it piece by piece as the socket takes them otherwise.
+     */
     private final boolean sendInPlace = !"false".equals(System.getProperty("pario.sendInPlace"));
     /**
      * Smallest message a collective sends in place ({@code -Dpario.sendInPlaceMinBytes}). Packing a rendezvous
@@ -600,14 +603,15 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
                                                final int[] group) {
         final long bytes = org.pario.datatypes.Packer.packedSize(type, count,
             org.pario.datatypes.DataRepresentation.NATIVE);
-        final boolean viaSharedMemory = viaSharedMemory(worldDest, bytes);
+        // one run of memory to a peer over a connection: the only kind that may leave from the caller's memory
+        final boolean oneRunOverTcp = sendInPlace && worldDest != rank && !viaSharedMemory(worldDest, bytes)
+            && type.isContiguous();
+        final long from = memory.origin() + type.lb();
         // a run beyond what one buffer can address is never one direct buffer either
-        final ByteBuffer region = !sendInPlace || worldDest == rank || viaSharedMemory || bytes < sendInPlaceMin
-            || bytes > Integer.MAX_VALUE || !type.isContiguous() ? null
-            : memory.directRegion(memory.origin() + type.lb(), (int) bytes, false);
+        final ByteBuffer region = !oneRunOverTcp || bytes < sendInPlaceMin || bytes > Integer.MAX_VALUE ? null
+            : memory.directRegion(from, (int) bytes, false);
         if (region == null) {
-            if (sendInPlace && worldDest != rank && !viaSharedMemory && bytes >= packLateMin && type.isContiguous()
-                && covers(memory, memory.origin() + type.lb(), bytes)) {
+            if (oneRunOverTcp && bytes >= packLateMin && covers(memory, from, bytes)) {
                 return sendPackedLate(worldDest, context, source, tag, memory, type, count, bytes);
             }
             return super.sendInPlace(worldDest, context, source, tag, memory, type, count, group);
@@ -774,7 +778,10 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
          * more.
          */
         final CompletableFuture<Void> written;
-        /** Guarded by this, for a message sent in place: piece writes not yet complete, and the first that failed. */
+        /**
+         * Guarded by this, for a message sent in place or packed as it leaves: piece writes not yet complete, and the
+         * first that failed.
+         */
         private int writesOut;
         private Throwable writeFailure;
 
@@ -942,7 +949,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
                 // header and data in one frame, so no other frame can come between them
                 final ByteBuf frame = Unpooled.wrappedBuffer(
                     Frames.rdataHeader(outbound[p.dest].alloc(), receiveId, length),
-                    p.inPlace.retainedSlice((int) ((long) p.sentPieces * PIECE), length));
+                    p.inPlace.retainedSlice((int) ((long) p.sentPieces * p.pieceBytes), length));
                 p.writesOut++;
                 gate.write(frame, f -> {
                         pieceWrittenFromCaller(p, f);
@@ -1030,9 +1037,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
     private void packLateFailed(final Parked p, final RuntimeException e) {
         p.failure = "rank " + rank + " could not send the data of this message: " + e.getMessage();
         p.writeFailure = e;
-        if (!departed(p.dest)) {
-            write(p.dest, Frames.noData(outbound[p.dest].alloc(), p.waitingReceiveId, p.failure), f -> { });
-        }
+        refuseParked(p.late.id(), p, p.waitingReceiveId);
     }
 
     /** One piece of a message sent in place or packed as it leaves is written, or its write failed. */
@@ -1058,7 +1063,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         if (!p.taken.get() || p.writesOut > 0 || p.written.isDone()) {
             return;
         }
-        if (p.writeFailure instanceof ParioException e && p.late != null && p.failure != null) {
+        if (p.failure != null && p.writeFailure instanceof ParioException e) {
             // packing failed: the caller hears that reason, as a sender that packs up front would
             p.written.completeExceptionally(e);
         } else if (p.writeFailure != null) {
