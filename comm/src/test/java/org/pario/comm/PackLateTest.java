@@ -3,6 +3,8 @@ package org.pario.comm;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.pario.comm.InPlaceSendTest.assertValues;
+import static org.pario.comm.InPlaceSendTest.value;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -41,25 +43,12 @@ class PackLateTest {
             new Object[] {Transport.TCP_NIO, 4}, new Object[] {Transport.TCP, 5});
     }
 
-    private static double value(final int rank, final long i) {
-        return rank * 1e8 + i + 0.5;
-    }
-
     private static double[] values(final int rank, final int count) {
         final double[] a = new double[count];
         for (int i = 0; i < count; i++) {
             a[i] = value(rank, i);
         }
         return a;
-    }
-
-    private static void assertValues(final int rank, final double[] got, final int from, final int count,
-                                     final long first, final String what) {
-        for (int i = 0; i < count; i++) {
-            if (value(rank, first + i) != got[from + i]) {
-                assertEquals(value(rank, first + i), got[from + i], what + ", value " + i);
-            }
-        }
     }
 
     @ParameterizedTest
