@@ -7,6 +7,14 @@
 # Usage: bench/run-comm.sh [RANKS...]   (default: 2 4)
 # PARIO_BENCH_ROUNDS=R (default 1) runs every program R times, the stacks taking turns, and gives each cell the
 # median of its R times: on a shared virtual machine one run's large-message cells can be twice another's.
+# Beside every run, bench/c/placement.c samples how far apart the host runs CPUs 0 and 1 (every 500 ms), and each
+# program prints when it timed each cell. A cell measured while the CPUs sat anywhere but on two cores sharing a
+# cache (a sample in its span, or the last before it or the first after it, says "apart" or "core") is left out of
+# that cell's median, for every stack alike: apart, every stack's 64 KiB and 1 MiB messages take two to four times
+# as long (on a machine with more CPUs, CPUs 0 and 1 stand for all). Under each table, the cells with runs left
+# out, and how many counted; a cell with none left takes the median of all its runs, marked there.
+# PARIO_BENCH_PLACEMENT=any counts every run. PARIO_BENCH_TABLES_ONLY=1 prints the tables again from the last
+# set's run files (bench/target/comm) without running anything.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 out="$root/bench/target/comm"
@@ -14,29 +22,70 @@ mkdir -p "$out"
 ranks=("${@:-2 4}")
 [ $# -eq 0 ] && ranks=(2 4)
 . "$root/bench/mpi-stacks.sh"
-install_mpi_stacks
-build_with_both "$root/bench/c/comm_bench.c" "$out/comm_bench"
-(cd "$root" && mvn -B -q -DskipTests -pl cli -am package)
+tables_only=${PARIO_BENCH_TABLES_ONLY:-0}
+if [ "$tables_only" != 1 ]; then
+    install_mpi_stacks
+    build_with_both "$root/bench/c/comm_bench.c" "$out/comm_bench"
+    gcc -O2 -pthread -o "$out/placement" "$root/bench/c/placement.c"
+    (cd "$root" && mvn -B -q -DskipTests -pl cli -am package)
+fi
 # A stack that polls with more ranks than cores can take minutes; each run is bounded and reported as cut.
 limit=${PARIO_BENCH_LIMIT:-300}
 rounds=${PARIO_BENCH_ROUNDS:-1}
+placement=${PARIO_BENCH_PLACEMENT:-cache}
+measure() { # run-file command...: runs the command (bounded) with the placement sampler beside it
+    local file=$1; shift
+    "$out/placement" 500 > "$file.placement" &
+    local sampler=$!
+    timeout "$limit" "$@" > "$file" 2>/dev/null || true
+    kill "$sampler" && wait "$sampler" 2>/dev/null || true
+    # each cell's span against the samples: the last one before it, those within it, the first one after it
+    awk '
+        FILENAME ~ /placement$/ { at[++m] = $1; where[m] = $4; next }
+        $1 == "#" && $2 == "timed" {
+            seen = ""
+            for (i = 1; i <= m; i++) {
+                if (at[i] <= $5 && (i == m || at[i + 1] > $5)) seen = seen " " where[i]
+                else if (at[i] > $5 && at[i] < $6) seen = seen " " where[i]
+                else if (at[i] >= $6 && (i == 1 || at[i - 1] < $6)) { seen = seen " " where[i]; break }
+            }
+            if (seen ~ /apart|core/) print $3, $4, seen
+        }' "$file.placement" "$file" > "$file.moved"
+}
 median_of() { # output-file round-files...: each row's median time over the rounds, MiB/s from that median
     local target=$1; shift
-    awk '
-        FNR == 1 && NR == 1 { print }
+    local files=()
+    for f in "$@"; do files+=("$f.moved" "$f"); done
+    awk -v placement="$placement" '
+        FILENAME ~ /moved$/ { moved[FILENAME, $1 " " $2] = 1; next }
+        FNR == 1 && !header++ { print }
         !/^(pingpong|barrier|bcast|allreduce|gather|alltoall) / { next }
-        { key = $1 " " $2; if (!(key in n)) order[++count] = key; v[key, ++n[key]] = $4 }
+        { key = $1 " " $2; if (!(key in n)) order[++count] = key; all[key, ++n[key]] = $4
+          if (placement == "any" || !((FILENAME ".moved", key) in moved)) v[key, ++kept[key]] = $4 }
+        function median(arr, key, m,    a, b, x) {
+            for (a = 1; a <= m; a++) for (b = a + 1; b <= m; b++)
+                if (arr[key, b] + 0 < arr[key, a] + 0) { x = arr[key, a]; arr[key, a] = arr[key, b]; arr[key, b] = x }
+            return m % 2 ? arr[key, (m + 1) / 2] : (arr[key, m / 2] + arr[key, m / 2 + 1]) / 2
+        }
         END {
             for (i = 1; i <= count; i++) {
-                key = order[i]; m = n[key]
-                for (a = 1; a <= m; a++) for (b = a + 1; b <= m; b++)
-                    if (v[key, b] + 0 < v[key, a] + 0) { x = v[key, a]; v[key, a] = v[key, b]; v[key, b] = x }
-                t = m % 2 ? v[key, (m + 1) / 2] : (v[key, m / 2] + v[key, m / 2 + 1]) / 2
+                key = order[i]
+                t = kept[key] ? median(v, key, kept[key]) : median(all, key, n[key])
+                if (kept[key] < n[key]) printf "%s %d %d\n", key, kept[key], n[key] > "/dev/stderr"
                 split(key, k, " ")
                 if (k[2] >= 65536) printf "%-10s %10d B %12.1f us %10.1f\n", k[1], k[2], t, k[2] / t * 1e6 / 1048576
                 else printf "%-10s %10d B %12.1f us \n", k[1], k[2], t
             }
-        }' "$@" > "$target"
+        }' "${files[@]}" > "$target" 2> "$target.left-out"
+}
+left_out() { # stacks...: the cells of each stack's medians that left runs out for where the CPUs sat
+    local stack lines
+    for stack in "$@"; do
+        lines=$(awk '{ printf "%s%s %s %s of %s%s", (NR > 1 ? ", " : ""), $1, $2, $3, $4,
+                       ($3 == 0 ? " (none: median of all)" : "") }' "$out/$stack-$n.txt.left-out")
+        [ -n "$lines" ] && echo "- $stack, cells with runs left out, the CPUs not on one cache (runs counted): $lines"
+    done
+    return 0
 }
 table() { # title mpich-file openmpi-file pario-file [pario-direct-file]
     echo
@@ -69,29 +118,30 @@ table() { # title mpich-file openmpi-file pario-file [pario-direct-file]
 }
 for n in "${ranks[@]}"; do
     for r in $(seq 1 "$rounds"); do
+        [ "$tables_only" = 1 ] && break
         # over TCP: every stack forced onto its TCP path, Pario's shared-memory path for large messages off
-        timeout "$limit" mpiexec.mpich -n "$n" -env MPIR_CVAR_NOLOCAL 1 -env UCX_TLS tcp,self \
-            "$out/comm_bench_mpich" "MPICH" > "$out/mpich-$n.$r.txt" 2>/dev/null || true
-        timeout "$limit" mpirun.openmpi --allow-run-as-root --oversubscribe -n "$n" --mca pml ob1 \
-            --mca btl tcp,self "$out/comm_bench_openmpi" "Open MPI" > "$out/openmpi-$n.$r.txt" 2>/dev/null || true
-        timeout "$limit" java -Dpario.sharedMemory=false -jar "$root/cli/target/pario.jar" bench comm -n "$n" \
-            > "$out/pario-$n.$r.txt" 2>/dev/null || true
+        measure "$out/mpich-$n.$r.txt" mpiexec.mpich -n "$n" -env MPIR_CVAR_NOLOCAL 1 -env UCX_TLS tcp,self \
+            "$out/comm_bench_mpich" "MPICH" windows
+        measure "$out/openmpi-$n.$r.txt" mpirun.openmpi --allow-run-as-root --oversubscribe -n "$n" --mca pml ob1 \
+            --mca btl tcp,self "$out/comm_bench_openmpi" "Open MPI" windows
+        measure "$out/pario-$n.$r.txt" java -Dpario.sharedMemory=false -jar "$root/cli/target/pario.jar" bench comm \
+            -n "$n" --windows
         # the same from direct ByteBuffers, which the kernel can read and write in place
-        timeout "$limit" java -Dpario.sharedMemory=false -jar "$root/cli/target/pario.jar" bench comm -n "$n" \
-            --direct > "$out/pario-direct-$n.$r.txt" 2>/dev/null || true
+        measure "$out/pario-direct-$n.$r.txt" java -Dpario.sharedMemory=false -jar "$root/cli/target/pario.jar" \
+            bench comm -n "$n" --direct --windows
         # on one host: each stack's default path between processes of one host (shared memory)
-        timeout "$limit" mpiexec.mpich -n "$n" "$out/comm_bench_mpich" "MPICH" > "$out/mpich-local-$n.$r.txt" \
-            2>/dev/null || true
-        timeout "$limit" mpirun.openmpi --allow-run-as-root --oversubscribe -n "$n" \
-            "$out/comm_bench_openmpi" "Open MPI" > "$out/openmpi-local-$n.$r.txt" 2>/dev/null || true
-        timeout "$limit" java -jar "$root/cli/target/pario.jar" bench comm -n "$n" > "$out/pario-local-$n.$r.txt" \
-            2>/dev/null || true
+        measure "$out/mpich-local-$n.$r.txt" mpiexec.mpich -n "$n" "$out/comm_bench_mpich" "MPICH" windows
+        measure "$out/openmpi-local-$n.$r.txt" mpirun.openmpi --allow-run-as-root --oversubscribe -n "$n" \
+            "$out/comm_bench_openmpi" "Open MPI" windows
+        measure "$out/pario-local-$n.$r.txt" java -jar "$root/cli/target/pario.jar" bench comm -n "$n" --windows
     done
     for stack in mpich openmpi pario pario-direct mpich-local openmpi-local pario-local; do
         median_of "$out/$stack-$n.txt" $(for r in $(seq 1 "$rounds"); do echo "$out/$stack-$n.$r.txt"; done)
     done
     table "$n ranks over TCP$([ "$rounds" -gt 1 ] && echo ", medians of $rounds runs")" "$out/mpich-$n.txt" \
         "$out/openmpi-$n.txt" "$out/pario-$n.txt" "$out/pario-direct-$n.txt"
+    left_out mpich openmpi pario pario-direct
     table "$n ranks on one host, each stack's default path$([ "$rounds" -gt 1 ] && echo ", medians of $rounds runs")" \
         "$out/mpich-local-$n.txt" "$out/openmpi-local-$n.txt" "$out/pario-local-$n.txt"
+    left_out mpich-local openmpi-local pario-local
 done

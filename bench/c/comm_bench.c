@@ -1,8 +1,20 @@
 /* The C counterpart of org.pario.cli.CommBenchmark: same operations, sizes, repetitions and output format.
- * Build and run: mpicc -O2 -o comm_bench comm_bench.c && mpiexec -n 4 ./comm_bench */
+ * Build and run: mpicc -O2 -o comm_bench comm_bench.c && mpiexec -n 4 ./comm_bench [NAME [windows]]
+ * With "windows", each line is followed by "# timed OPERATION BYTES START END": when rank 0 timed its calls, in
+ * seconds of the monotonic clock, as `pario bench comm --windows` prints them and bench/c/placement.c its samples. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double window_start, window_end;
+
+static double monotonic(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec * 1e-9;
+}
 
 static int cmp(const void *a, const void *b) {
     double x = *(const double *) a, y = *(const double *) b;
@@ -13,10 +25,12 @@ static int cmp(const void *a, const void *b) {
     int reps_ = (REPS);                                                    \
     for (int i = 0; i < (reps_ < 50 ? reps_ : 50); i++) { OP; }            \
     double *t_ = malloc(sizeof(double) * reps_);                           \
+    window_start = monotonic();                                            \
     for (int i = 0; i < reps_; i++) {                                      \
         MPI_Barrier(MPI_COMM_WORLD);                                       \
         double t0 = MPI_Wtime(); OP; t_[i] = (MPI_Wtime() - t0) * 1e6;     \
     }                                                                      \
+    window_end = monotonic();                                              \
     qsort(t_, reps_, sizeof(double), cmp);                                 \
     double med_ = t_[reps_ / 2], max_;                                     \
     free(t_);                                                              \
@@ -53,10 +67,13 @@ static void warm_up(int rank, int n, int count, int rounds, double seconds) {
     free(a); free(b); free(all); free(s); free(r);
 }
 
+static int windows;
+
 static void report(int rank, const char *op, long bytes, double us) {
     if (rank != 0) return;
     if (bytes >= 65536) printf("%-10s %10ld B %12.1f us %10.1f\n", op, bytes, us, bytes / us * 1e6 / (1 << 20));
     else printf("%-10s %10ld B %12.1f us \n", op, bytes, us);
+    if (windows) printf("# timed %s %ld %.3f %.3f\n", op, bytes, window_start, window_end);
 }
 
 int main(int argc, char **argv) {
@@ -64,6 +81,7 @@ int main(int argc, char **argv) {
     int rank, n;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &n);
+    windows = argc > 2 && strcmp(argv[2], "windows") == 0;
     if (rank == 0) printf("# %s, %d ranks\n", argc > 1 ? argv[1] : "C MPI", n);
     /* the same untimed warm-up as CommBenchmark.warmUp: the five operations and a ping-pong at 1 MiB (3000 rounds
      * or 8 s), 16 MiB (100 rounds or 3 s) and 8 B (10000 rounds or 5 s) per rank */

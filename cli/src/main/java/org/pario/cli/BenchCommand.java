@@ -49,6 +49,11 @@ final class BenchCommand implements Runnable {
             + "more sent without packing).")
         private boolean direct;
 
+        @Option(names = "--windows", description = "After each line, a comment with the span its calls were timed in "
+            + "(# timed OPERATION BYTES START END, seconds of the monotonic clock), for matching against "
+            + "bench/c/placement's samples of how far apart the host ran the CPUs.")
+        private boolean windows;
+
         @Spec
         private picocli.CommandLine.Model.CommandSpec spec;
 
@@ -62,7 +67,7 @@ final class BenchCommand implements Runnable {
         @Override
         public Integer call() throws Exception {
             if (worker) {
-                CommBenchmark.run(direct);
+                CommBenchmark.run(direct, windows);
                 return 0;
             }
             final List<String> command = new ArrayList<>(List.of(
@@ -72,6 +77,9 @@ final class BenchCommand implements Runnable {
                 "--worker"));
             if (direct) {
                 command.add("--direct");
+            }
+            if (windows) {
+                command.add("--windows");
             }
             return LaunchCommand.launch(ranks, "127.0.0.1", 60, command, spec.commandLine().getOut(),
                 spec.commandLine().getErr(), true);

@@ -16,7 +16,10 @@ import org.pario.datatypes.Datatype;
  * (the slowest rank's median; for the ping-pong, half the round trip, the time of one message) and, for sizes of
  * 64 KiB and more, the bandwidth in MiB/s (bytes per rank divided by the time). The same format as
  * {@code bench/c/comm_bench.c}, so the two can be compared line by line. The buffers are {@code double[]} arrays, or
- * direct {@code ByteBuffer}s of the same bytes, which large messages leave from and land in without a copy.
+ * direct {@code ByteBuffer}s of the same bytes, which large messages leave from and land in without a copy. With
+ * {@code windows}, each line is followed by a comment {@code # timed OPERATION BYTES START END}: when rank 0 timed
+ * its calls, in seconds of the machine's monotonic clock (the one {@code bench/c/placement.c} prints), so that a
+ * cell can be matched against how the host placed the CPUs while it was measured.
  */
 final class CommBenchmark {
     private static final long[] SIZES = {8, 65536, 1 << 20, 16 << 20, 64 << 20};
@@ -33,8 +36,9 @@ final class CommBenchmark {
      * Runs the benchmark as one rank of a job started by a launcher.
      *
      * @param direct whether to use direct {@code ByteBuffer}s instead of {@code double[]} arrays
+     * @param windows whether to print each cell's timed span after its line
      */
-    static void run(final boolean direct) {
+    static void run(final boolean direct, final boolean windows) {
         try (Communicator world = Pario.init()) {
             final int me = world.rank();
             final int n = world.size();
@@ -45,25 +49,26 @@ final class CommBenchmark {
             for (final long[] w : WARM_UP) {
                 warmUp(world, (int) (w[0] / 8), w[1], w[2], direct);
             }
-            report(world, "barrier", 0, time(world, 2000, () -> world.barrier()));
+            final Report report = new Report(world, windows);
+            report.add("barrier", 0, time(world, 2000, () -> world.barrier()));
             for (final long size : SIZES) {
                 final int count = (int) (size / 8);
                 final Object a = doubles(count, direct);
                 final Object b = doubles(count, direct);
                 final int reps = size <= 65536 ? 2000 : size <= (1 << 20) ? 100 : 30;
                 if (n > 1) {
-                    report(world, "pingpong", size, time(world, reps, () -> pingPong(world, a, b, count)) / 2);
+                    report.add("pingpong", size, time(world, reps, () -> pingPong(world, a, b, count)).half());
                 }
-                report(world, "bcast", size, time(world, reps, () -> world.bcast(a, count, Datatype.DOUBLE, 0)));
-                report(world, "allreduce", size,
+                report.add("bcast", size, time(world, reps, () -> world.bcast(a, count, Datatype.DOUBLE, 0)));
+                report.add("allreduce", size,
                     time(world, reps, () -> world.allreduce(a, b, count, Datatype.DOUBLE, Op.SUM)));
                 final Object all = doubles(count * n, direct);
-                report(world, "gather", size, time(world, reps,
+                report.add("gather", size, time(world, reps,
                     () -> world.gather(a, count, Datatype.DOUBLE, all, count, Datatype.DOUBLE, 0)));
                 final int per = Math.max(1, count / n);
                 final Object s = doubles(per * n, direct);
                 final Object r = doubles(per * n, direct);
-                report(world, "alltoall", size, time(world, reps,
+                report.add("alltoall", size, time(world, reps,
                     () -> world.alltoall(s, per, Datatype.DOUBLE, r, per, Datatype.DOUBLE)));
             }
         }
@@ -122,30 +127,56 @@ final class CommBenchmark {
         return direct ? ByteBuffer.allocateDirect(count * 8).order(ByteOrder.nativeOrder()) : new double[count];
     }
 
-    /** @return the median time of one operation in microseconds, agreed by all ranks (their maximum) */
-    private static double time(final Communicator world, final int reps, final Runnable op) {
+    /**
+     * One cell's figure and when it was measured.
+     *
+     * @param micros the median time of one operation in microseconds, agreed by all ranks (their maximum)
+     * @param startNanos {@link System#nanoTime()} on this rank when its timed calls began
+     * @param endNanos the same when they ended
+     */
+    private record Timing(double micros, long startNanos, long endNanos) {
+        /** @return the same with half the time (a ping-pong's round trip as one message) */
+        Timing half() {
+            return new Timing(micros / 2, startNanos, endNanos);
+        }
+    }
+
+    /** @return the median time of {@code reps} timed calls after up to 50 untimed ones */
+    private static Timing time(final Communicator world, final int reps, final Runnable op) {
         for (int i = 0; i < Math.min(reps, 50); i++) {
             op.run();
         }
         final double[] t = new double[reps];
+        final long start = System.nanoTime();
         for (int i = 0; i < reps; i++) {
             world.barrier();
             final long t0 = System.nanoTime();
             op.run();
             t[i] = (System.nanoTime() - t0) / 1000.0;
         }
+        final long end = System.nanoTime();
         java.util.Arrays.sort(t);
         final double[] median = {t[reps / 2]};
         final double[] max = new double[1];
         world.allreduce(median, max, 1, Datatype.DOUBLE, Op.MAX);
-        return max[0];
+        return new Timing(max[0], start, end);
     }
 
-    private static void report(final Communicator world, final String op, final long bytes, final double micros) {
-        if (world.rank() != 0) {
-            return;
+    /** Rank 0's lines of the table. */
+    private record Report(Communicator world, boolean windows) {
+        void add(final String op, final long bytes, final Timing timing) {
+            if (world.rank() != 0) {
+                return;
+            }
+            final double micros = timing.micros();
+            final String bw = bytes >= 65536
+                ? String.format(Locale.ROOT, "%10.1f", bytes / micros * 1e6 / (1 << 20)) : "";
+            System.out.printf(Locale.ROOT, "%-10s %10d B %12.1f us %s%n", op, bytes, micros, bw);
+            if (windows) {
+                // System.nanoTime is CLOCK_MONOTONIC on Linux, the clock bench/c/placement.c prints
+                System.out.printf(Locale.ROOT, "# timed %s %d %.3f %.3f%n", op, bytes, timing.startNanos() / 1e9,
+                    timing.endNanos() / 1e9);
+            }
         }
-        final String bw = bytes >= 65536 ? String.format(Locale.ROOT, "%10.1f", bytes / micros * 1e6 / (1 << 20)) : "";
-        System.out.printf(Locale.ROOT, "%-10s %10d B %12.1f us %s%n", op, bytes, micros, bw);
     }
 }
