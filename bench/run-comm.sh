@@ -10,11 +10,11 @@
 # Beside every run, bench/c/placement.c samples how far apart the host runs CPUs 0 and 1 (every 500 ms), and each
 # program prints when it timed each cell. A cell measured while the CPUs sat anywhere but on two cores sharing a
 # cache (a sample in its span, or the last before it or the first after it, says "apart" or "core") is left out of
-# that cell's median, for every stack alike: apart, every stack's 64 KiB and 1 MiB messages take two to four times
-# as long (on a machine with more CPUs, CPUs 0 and 1 stand for all). Under each table, the cells with runs left
-# out, and how many counted; a cell with none left takes the median of all its runs, marked there.
-# PARIO_BENCH_PLACEMENT=any counts every run. PARIO_BENCH_TABLES_ONLY=1 prints the tables again from the last
-# set's run files (bench/target/comm) without running anything.
+# that cell's median, for every stack alike: apart, every stack's 64 KiB messages take up to twice as long and its
+# 1 MiB ones three to four times (on a machine with more CPUs, CPUs 0 and 1 stand for all). Under each table, the
+# cells with runs left out, and how many counted; a cell with none left takes the median of all its runs, marked
+# there. PARIO_BENCH_PLACEMENT=any counts every run. PARIO_BENCH_TABLES_ONLY=1 prints the tables again from the
+# last set's run files (bench/target/comm) without running anything.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 out="$root/bench/target/comm"
