@@ -33,8 +33,15 @@ fi
 limit=${PARIO_BENCH_LIMIT:-300}
 rounds=${PARIO_BENCH_ROUNDS:-1}
 placement=${PARIO_BENCH_PLACEMENT:-cache}
+stacks=${PARIO_BENCH_STACKS:-}
+want() { # stack: whether this set runs it
+    [ -z "$stacks" ] || [[ " $stacks " == *" $1 "* ]]
+}
 measure() { # run-file command...: runs the command (bounded) with the placement sampler beside it
     local file=$1; shift
+    local stack
+    stack=$(basename "$file")
+    want "${stack%-$n.$r.txt}" || return 0
     "$out/placement" 500 > "$file.placement" &
     local sampler=$!
     timeout "$limit" "$@" > "$file" 2>/dev/null || true
@@ -55,7 +62,12 @@ measure() { # run-file command...: runs the command (bounded) with the placement
 median_of() { # output-file round-files...: each row's median time over the rounds, MiB/s from that median
     local target=$1; shift
     local files=()
-    for f in "$@"; do files+=("$f.moved" "$f"); done
+    for f in "$@"; do [ -f "$f" ] && files+=("$f.moved" "$f"); done
+    if [ ${#files[@]} -eq 0 ]; then
+        : > "$target"
+        : > "$target.left-out"
+        return 0
+    fi
     awk -v placement="$placement" '
         FILENAME ~ /moved$/ { moved[FILENAME, $1 " " $2] = 1; next }
         FNR == 1 && !header++ { print }
@@ -94,9 +106,9 @@ table() { # title mpich-file openmpi-file pario-file [pario-direct-file]
     awk -v withDirect="${direct:+1}" '
         { file = FILENAME == ARGV[1] ? 1 : FILENAME == ARGV[2] ? 2 : FILENAME == ARGV[3] ? 3 : 4 }
         !/^(pingpong|barrier|bcast|allreduce|gather|alltoall) / { next }
-        { key = $1 " " $2; keys[key] = 1; order[++count] = key
+        { key = $1 " " $2; keys[key] = 1; order[++count] = key; rows[file]++
           t[file, key] = $4; bw[file, key] = (NF >= 6 ? " (" $6 ")" : "") }
-        function cell(f, key) { return t[f, key] == "" ? "cut" : t[f, key] bw[f, key] }
+        function cell(f, key) { return t[f, key] == "" ? (rows[f] ? "cut" : "-") : t[f, key] bw[f, key] }
         function ratio(f, key, best) {
             return (best != "" && t[f, key] != "") ? sprintf("%.2f", t[f, key] / best) : "-"
         }
@@ -136,7 +148,12 @@ for n in "${ranks[@]}"; do
         measure "$out/pario-local-$n.$r.txt" java -jar "$root/cli/target/pario.jar" bench comm -n "$n" --windows
     done
     for stack in mpich openmpi pario pario-direct mpich-local openmpi-local pario-local; do
-        median_of "$out/$stack-$n.txt" $(for r in $(seq 1 "$rounds"); do echo "$out/$stack-$n.$r.txt"; done)
+        if want "$stack"; then
+            median_of "$out/$stack-$n.txt" $(for r in $(seq 1 "$rounds"); do echo "$out/$stack-$n.$r.txt"; done)
+        else
+            : > "$out/$stack-$n.txt"
+            : > "$out/$stack-$n.txt.left-out"
+        fi
     done
     table "$n ranks over TCP$([ "$rounds" -gt 1 ] && echo ", medians of $rounds runs")" "$out/mpich-$n.txt" \
         "$out/openmpi-$n.txt" "$out/pario-$n.txt" "$out/pario-direct-$n.txt"
