@@ -54,7 +54,11 @@ static void pin(int cpu) {
     cpu_set_t set;
     CPU_ZERO(&set);
     CPU_SET(cpu, &set);
-    pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+    if (pthread_setaffinity_np(pthread_self(), sizeof set, &set) != 0) {
+        /* two threads on one CPU at real-time priority would spin against each other */
+        fprintf(stderr, "placement: cannot run on CPU %d\n", cpu);
+        exit(2);
+    }
     struct sched_param first = {.sched_priority = 1};
     if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &first) != 0) {
         fprintf(stderr, "placement: no real-time priority; samples of busy CPUs may read as apart\n");
