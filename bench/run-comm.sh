@@ -37,11 +37,10 @@ stacks=${PARIO_BENCH_STACKS:-}
 want() { # stack: whether this set runs it
     [ -z "$stacks" ] || [[ " $stacks " == *" $1 "* ]]
 }
-measure() { # run-file command...: runs the command (bounded) with the placement sampler beside it
-    local file=$1; shift
-    local stack
-    stack=$(basename "$file")
-    want "${stack%-$n.$r.txt}" || return 0
+measure() { # stack command...: runs the command (bounded) into the stack's file of this round, sampler beside it
+    local stack=$1; shift
+    want "$stack" || return 0
+    local file="$out/$stack-$n.$r.txt"
     "$out/placement" 500 > "$file.placement" &
     local sampler=$!
     timeout "$limit" "$@" > "$file" 2>/dev/null || true
@@ -132,20 +131,20 @@ for n in "${ranks[@]}"; do
     for r in $(seq 1 "$rounds"); do
         [ "$tables_only" = 1 ] && break
         # over TCP: every stack forced onto its TCP path, Pario's shared-memory path for large messages off
-        measure "$out/mpich-$n.$r.txt" mpiexec.mpich -n "$n" -env MPIR_CVAR_NOLOCAL 1 -env UCX_TLS tcp,self \
+        measure mpich mpiexec.mpich -n "$n" -env MPIR_CVAR_NOLOCAL 1 -env UCX_TLS tcp,self \
             "$out/comm_bench_mpich" "MPICH" windows
-        measure "$out/openmpi-$n.$r.txt" mpirun.openmpi --allow-run-as-root --oversubscribe -n "$n" --mca pml ob1 \
+        measure openmpi mpirun.openmpi --allow-run-as-root --oversubscribe -n "$n" --mca pml ob1 \
             --mca btl tcp,self "$out/comm_bench_openmpi" "Open MPI" windows
-        measure "$out/pario-$n.$r.txt" java -Dpario.sharedMemory=false -jar "$root/cli/target/pario.jar" bench comm \
+        measure pario java -Dpario.sharedMemory=false -jar "$root/cli/target/pario.jar" bench comm \
             -n "$n" --windows
         # the same from direct ByteBuffers, which the kernel can read and write in place
-        measure "$out/pario-direct-$n.$r.txt" java -Dpario.sharedMemory=false -jar "$root/cli/target/pario.jar" \
+        measure pario-direct java -Dpario.sharedMemory=false -jar "$root/cli/target/pario.jar" \
             bench comm -n "$n" --direct --windows
         # on one host: each stack's default path between processes of one host (shared memory)
-        measure "$out/mpich-local-$n.$r.txt" mpiexec.mpich -n "$n" "$out/comm_bench_mpich" "MPICH" windows
-        measure "$out/openmpi-local-$n.$r.txt" mpirun.openmpi --allow-run-as-root --oversubscribe -n "$n" \
+        measure mpich-local mpiexec.mpich -n "$n" "$out/comm_bench_mpich" "MPICH" windows
+        measure openmpi-local mpirun.openmpi --allow-run-as-root --oversubscribe -n "$n" \
             "$out/comm_bench_openmpi" "Open MPI" windows
-        measure "$out/pario-local-$n.$r.txt" java -jar "$root/cli/target/pario.jar" bench comm -n "$n" --windows
+        measure pario-local java -jar "$root/cli/target/pario.jar" bench comm -n "$n" --windows
     done
     for stack in mpich openmpi pario pario-direct mpich-local openmpi-local pario-local; do
         if want "$stack"; then
