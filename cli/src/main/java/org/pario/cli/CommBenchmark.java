@@ -122,9 +122,24 @@ final class CommBenchmark {
         }
     }
 
-    /** @return room for {@code count} doubles: a {@code double[]}, or a direct buffer in this machine's byte order */
+    /**
+     * @return {@code count} doubles, element i holding {@code i % 1000}: a {@code double[]}, or a direct buffer in
+     *     this machine's byte order
+     */
     private static Object doubles(final int count, final boolean direct) {
-        return direct ? ByteBuffer.allocateDirect(count * 8).order(ByteOrder.nativeOrder()) : new double[count];
+        // the values bench/c/comm_bench.c writes into its buffers, so that both sides send data from written memory
+        if (direct) {
+            final ByteBuffer b = ByteBuffer.allocateDirect(count * 8).order(ByteOrder.nativeOrder());
+            for (int i = 0; i < count; i++) {
+                b.putDouble(i * 8, i % 1000);
+            }
+            return b;
+        }
+        final double[] d = new double[count];
+        for (int i = 0; i < count; i++) {
+            d[i] = i % 1000;
+        }
+        return d;
     }
 
     /**
