@@ -37,10 +37,9 @@ static int cmp(const void *a, const void *b) {
     MPI_Allreduce(&med_, &max_, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);   \
     max_; })
 
-/* count doubles, every one written: calloc's untouched pages all map the kernel's one zero page, which a socket
- * write then copies from the cache instead of from memory (4 ranks, 16 MiB alltoall: the kernel's copies into the
- * sockets took about 1.6 times as long from written buffers), and a program's data is never all unwritten. The
- * values are those of CommBenchmark's buffers. */
+/* count doubles, every one written, as a program's data is and as Pario's benchmark writes its arrays: calloc's
+ * untouched pages all map the kernel's one zero page, so a socket write from them reads one page that stays in the
+ * cache instead of the buffer's memory. The values are those of CommBenchmark's buffers. */
 static double *filled(size_t count) {
     double *d = malloc(count * 8);
     for (size_t i = 0; i < count; i++) d[i] = (double) (i % 1000);
