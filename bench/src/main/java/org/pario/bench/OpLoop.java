@@ -186,18 +186,6 @@ public final class OpLoop {
     }
 
     private static Object doubles(final int count, final boolean direct) {
-        // the values bench/c/comm_bench.c writes into its buffers, so that both sides send data from written memory
-        if (direct) {
-            final ByteBuffer b = ByteBuffer.allocateDirect(count * 8).order(ByteOrder.nativeOrder());
-            for (int i = 0; i < count; i++) {
-                b.putDouble(i * 8, i % 1000);
-            }
-            return b;
-        }
-        final double[] d = new double[count];
-        for (int i = 0; i < count; i++) {
-            d[i] = i % 1000;
-        }
-        return d;
+        return direct ? ByteBuffer.allocateDirect(count * 8).order(ByteOrder.nativeOrder()) : new double[count];
     }
 }
