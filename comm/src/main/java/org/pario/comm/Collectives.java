@@ -1089,7 +1089,7 @@ final class Collectives {
 
     /**
      * Posts the receives of every step of {@link #directRabenseifner}'s allgather into {@code out}, one array of
-     * pieces per step, for a rank whose reduce-scatter begins with blocks {@code [lo, hi)} kept.
+     * pieces per step, for a rank whose reduce-scatter begins with blocks {@code [firstLo, firstHi)} kept.
      */
     private static Pending[][] postAllgather(final Communicator c, final int seq, final Memory out,
                                              final long[] start, final int firstLo, final int firstHi,
