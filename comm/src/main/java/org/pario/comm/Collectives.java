@@ -1049,7 +1049,7 @@ final class Collectives {
         // the receive buffer instead of having them held and copied again (4 ranks on 2 cores: the held messages
         // were 2% of a 1 MiB allreduce's CPU). Early is safe even in place: a partner's result for a block needs
         // this rank's share of it, which is read from the buffer before it is sent
-        final Pending[][] gathered = postAllgather(c, seq, out, start, lo, hi, type, segment);
+        final Pending[][] gathered = postAllgather(c, seq, out, start, type, segment);
         final Pieces firstGiven = new Pieces(c, in.at(start[first.giveLo] * size),
             start[first.giveHi] - start[first.giveLo], type, segment, firstPartner, tag(seq, 60));
         // the kept half is packed piece by piece as the partner's pieces come in, each combined while still in
@@ -1089,21 +1089,15 @@ final class Collectives {
 
     /**
      * Posts the receives of every step of {@link #directRabenseifner}'s allgather into {@code out}, one array of
-     * pieces per step, for a rank whose reduce-scatter begins with blocks {@code [firstLo, firstHi)} kept.
+     * pieces per step. The allgather starts from the block the reduce-scatter leaves the rank with, which is block
+     * {@code rank}: every halving keeps the half whose bit of the rank it shares.
      */
     private static Pending[][] postAllgather(final Communicator c, final int seq, final Memory out,
-                                             final long[] start, final int firstLo, final int firstHi,
-                                             final Datatype type, final long segment) {
+                                             final long[] start, final Datatype type, final long segment) {
         final int n = c.size();
         final int me = c.rank;
-        int lo = firstLo;
-        int hi = firstHi;
-        // the blocks the reduce-scatter leaves this rank with, as its steps will halve them
-        for (int mask = n / 4; mask > 0; mask >>= 1) {
-            final Halves h = Halves.of(lo, hi, (me & mask) == 0);
-            lo = h.keepLo;
-            hi = h.keepHi;
-        }
+        int lo = me;
+        int hi = me + 1;
         final Pending[][] steps = new Pending[Integer.numberOfTrailingZeros(n)][];
         for (int mask = 1, step = 0; mask < n; mask <<= 1, step++) {
             final Theirs t = Theirs.of(lo, hi, (me & mask) == 0);
