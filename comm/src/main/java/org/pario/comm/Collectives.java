@@ -7,6 +7,7 @@ import java.util.List;
 
 import org.pario.ErrorCategory;
 import org.pario.ParioException;
+import org.pario.comm.internal.ArrayCombine;
 import org.pario.comm.internal.Reductions;
 import org.pario.comm.internal.Scratch;
 import org.pario.datatypes.DataRepresentation;
@@ -1196,6 +1197,10 @@ final class Collectives {
         final int size = (int) type.size();
         final long chunk = Math.max(1, COMBINE_CHUNK_BYTES / size);
         final ByteBuffer accBuffer = ByteBuffer.wrap(acc);
+        if (packFrom != null && unpackTo != null && combineInArrays(pieces, incoming, count, segment, type, op,
+            packFrom, unpackTo, given)) {
+            return;
+        }
         for (int k = 0; k < pieces.length; k++) {
             given.sendAhead(k);
             pieces[k].join();
@@ -1218,6 +1223,38 @@ final class Collectives {
             }
         }
         given.sendRest();
+    }
+
+    /**
+     * {@link #combinePieces} of a step that both starts and ends the reduction (2 ranks) of a predefined operation
+     * between primitive arrays ({@link ArrayCombine}): each piece's values combined with the rank's own straight into
+     * the receive buffer, leaving the accumulator alone: one pass where packing, combining and unpacking took three (a
+     * 1 MiB allreduce of {@code double[]} at 2 ranks: 279-300 µs a call against 327-355, docs/benchmarks.md).
+     *
+     * @return false, having done nothing, where the arrays or the operation do not allow it
+     */
+    private static boolean combineInArrays(final Pending[] pieces, final byte[] incoming, final long count,
+                                           final long segment, final Datatype type, final Op op,
+                                           final Memory own, final Memory out, final Pieces given) {
+        final long size = type.size();
+        final Object ownArray = own.primitiveArray();
+        final Object outArray = out.primitiveArray();
+        if (op.function() != null || !ArrayCombine.handles(op.name(), type, ownArray, outArray)
+            || own.origin() % size != 0 || out.origin() % size != 0) {
+            return false;
+        }
+        final int ownFirst = (int) (own.origin() / size);
+        final int outFirst = (int) (out.origin() / size);
+        for (int k = 0; k < pieces.length; k++) {
+            given.sendAhead(k);
+            pieces[k].join();
+            final int first = (int) (k * segment);
+            final int elements = (int) (Math.min(count, (k + 1) * segment) - first);
+            ArrayCombine.combine(op.name(), incoming, (int) (first * size), ownArray, ownFirst + first, outArray,
+                outFirst + first, elements);
+        }
+        given.sendRest();
+        return true;
     }
 
     /**

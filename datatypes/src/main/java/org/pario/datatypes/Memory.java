@@ -78,6 +78,20 @@ public abstract class Memory {
         return root == this ? null : root.directRegion(from, length, writable);
     }
 
+    /**
+     * The primitive array this memory lies over, for code that works on the values themselves instead of on their
+     * bytes (a reduction that combines a received block straight into the caller's {@code double[]}): the
+     * {@code double[]}, {@code float[]}, {@code long[]}, {@code int[]}, {@code short[]} or {@code char[]} given to
+     * {@code of}, whose element {@code i} is bytes {@code [i * size, (i + 1) * size)} counted as {@link #origin()}
+     * counts them; null for byte arrays and buffers.
+     *
+     * @return the array, shared, or null
+     */
+    public Object primitiveArray() {
+        final Memory root = root();
+        return root == this ? null : root.primitiveArray();
+    }
+
     final void check(final long offset, final long length) {
         if (offset < 0 || length < 0 || offset > byteSize() - length) {
             throw ParioException.argument("datatype reaches bytes [" + offset + ", " + (offset + length)

@@ -34,6 +34,11 @@ abstract class PrimitiveArrayMemory extends Memory {
     }
 
     @Override
+    public final Object primitiveArray() {
+        return array;
+    }
+
+    @Override
     final Object rawBase() {
         return RawCopy.AVAILABLE ? array : RawCopy.UNADDRESSABLE;
     }

@@ -14,6 +14,18 @@ import org.pario.ParioException;
 /** User memory of every supported kind, as C would lay it out, with bounds checked on every copy. */
 class MemoryTest {
     @Test
+    void primitiveArrayIsTheArrayGivenAndSurvivesMovingTheOrigin() {
+        final double[] d = new double[4];
+        final long[] l = new long[4];
+        assertTrue(Memory.of(d).primitiveArray() == d);
+        assertTrue(Memory.of(d).at(16).primitiveArray() == d);
+        assertEquals(16, Memory.of(d).at(16).origin());
+        assertTrue(Memory.ofObject(l).at(8).at(-8).primitiveArray() == l);
+        assertEquals(null, Memory.of(new byte[8]).primitiveArray(), "bytes are not values");
+        assertEquals(null, Memory.of(ByteBuffer.allocateDirect(8)).at(4).primitiveArray());
+    }
+
+    @Test
     void everyPrimitiveArrayPacksAsLittleEndianBytes() {
         final Datatype everyOther = Datatype.vector(20, 1, 2, Datatype.BYTE);
         final byte[] fromBytes = Packer.pack(new byte[] {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17,
