@@ -1037,8 +1037,17 @@ final class Collectives {
                 + " fit one array");
         }
         final Scratch scratch = c.state.scratch;
-        final byte[] acc = scratch.take((int) (kept * size));
-        final byte[] incoming = scratch.take(acc.length);
+        final Object ownArray = in.primitiveArray();
+        final Object outArray = out.primitiveArray();
+        // a predefined operation between primitive arrays combines the partners' values straight into arrays of the
+        // caller's kind (partial results in acc, then the receive buffer) in one pass, where packing the rank's own
+        // values, combining them as bytes and unpacking the result took three
+        final boolean inArrays = op.function() == null && ArrayCombine.handles(op.name(), type, ownArray, outArray)
+            && in.origin() % size == 0 && out.origin() % size == 0;
+        final Object acc = inArrays ? scratch.takeArray(ownArray.getClass().getComponentType(), (int) kept)
+            : scratch.take((int) (kept * size));
+        final Memory accMemory = Memory.ofObject(acc);
+        final byte[] incoming = scratch.take((int) (kept * size));
         final CollectiveTuning tuning = CollectiveTuning.DEFAULT;
         // whole blocks are one piece each
         final long segment = n <= tuning.allreduceSegmentMaxRanks()
@@ -1053,25 +1062,37 @@ final class Collectives {
         final Pending[][] gathered = postAllgather(c, seq, out, start, type, segment);
         final Pieces firstGiven = new Pieces(c, in.at(start[first.giveLo] * size),
             start[first.giveHi] - start[first.giveLo], type, segment, firstPartner, tag(seq, 60));
-        // the kept half is packed piece by piece as the partner's pieces come in, each combined while still in
-        // the cache, and with two ranks the result goes straight on into the receive buffer
-        combinePieces(firstHalf, incoming, acc, 0, kept, segment, type, op, in.at(base * size),
-            half == 1 ? out.at(base * size) : null, firstGiven);
+        // the partner's pieces are combined as they come in; as bytes, the kept half is packed a chunk at a time
+        // beside them, combined while still in the cache, and with two ranks goes straight on into the receive buffer
+        if (inArrays) {
+            final int ownFirst = (int) (in.origin() / size + base);
+            combineInArrays(firstHalf, incoming, kept, segment, type, op, ownArray, ownFirst,
+                half == 1 ? outArray : acc, half == 1 ? (int) (out.origin() / size + base) : 0, firstGiven);
+        } else {
+            combinePieces(firstHalf, incoming, (byte[]) acc, 0, kept, segment, type, op, in.at(base * size),
+                half == 1 ? out.at(base * size) : null, firstGiven);
+        }
         for (int mask = half >> 1, step = 61; mask > 0; mask >>= 1, step++) {
             final int partner = me ^ mask;
             final Halves h = Halves.of(lo, hi, (me & mask) == 0);
             final long keep = start[h.keepHi] - start[h.keepLo];
             final Pending[] pieces = receivePieces(c, Memory.of(incoming), keep, type, segment, partner,
                 tag(seq, step));
-            final Pieces given = new Pieces(c, Memory.of(acc).at((start[h.giveLo] - base) * size),
+            final Pieces given = new Pieces(c, accMemory.at((start[h.giveLo] - base) * size),
                 start[h.giveHi] - start[h.giveLo], type, segment, partner, tag(seq, step));
-            combinePieces(pieces, incoming, acc, start[h.keepLo] - base, keep, segment, type, op, null,
-                mask == 1 ? out.at(start[h.keepLo] * size) : null, given);
+            if (inArrays) {
+                final int accFirst = (int) (start[h.keepLo] - base);
+                combineInArrays(pieces, incoming, keep, segment, type, op, acc, accFirst, mask == 1 ? outArray : acc,
+                    mask == 1 ? (int) (out.origin() / size + start[h.keepLo]) : accFirst, given);
+            } else {
+                combinePieces(pieces, incoming, (byte[]) acc, start[h.keepLo] - base, keep, segment, type, op, null,
+                    mask == 1 ? out.at(start[h.keepLo] * size) : null, given);
+            }
             lo = h.keepLo;
             hi = h.keepHi;
         }
         scratch.give(incoming);
-        scratch.give(acc);
+        scratch.giveArray(acc);
         for (int mask = 1, step = 92; mask < n; mask <<= 1, step++) {
             final int partner = me ^ mask;
             final Theirs t = Theirs.of(lo, hi, (me & mask) == 0);
@@ -1197,10 +1218,6 @@ final class Collectives {
         final int size = (int) type.size();
         final long chunk = Math.max(1, COMBINE_CHUNK_BYTES / size);
         final ByteBuffer accBuffer = ByteBuffer.wrap(acc);
-        if (packFrom != null && unpackTo != null && combineInArrays(pieces, incoming, count, segment, type, op,
-            packFrom, unpackTo, given)) {
-            return;
-        }
         for (int k = 0; k < pieces.length; k++) {
             given.sendAhead(k);
             pieces[k].join();
@@ -1226,35 +1243,26 @@ final class Collectives {
     }
 
     /**
-     * {@link #combinePieces} of a step that both starts and ends the reduction (2 ranks) of a predefined operation
-     * between primitive arrays ({@link ArrayCombine}): each piece's values combined with the rank's own straight into
-     * the receive buffer, leaving the accumulator alone: one pass where packing, combining and unpacking took three (a
-     * 1 MiB allreduce of {@code double[]} at 2 ranks: 279-300 µs a call against 327-355, docs/benchmarks.md).
-     *
-     * @return false, having done nothing, where the arrays or the operation do not allow it
+     * {@link #combinePieces} between primitive arrays ({@link ArrayCombine}): each piece of the partner's values
+     * combined with {@code own} from element {@code ownFirst} on into {@code out} from {@code outFirst} on (the
+     * accumulator, or in the last step the receive buffer; the two may be one array, element by element in place).
+     * A 1 MiB allreduce of {@code double[]} at 2 ranks took 279-300 µs a call against 327-355 packing, combining and
+     * unpacking (docs/benchmarks.md).
      */
-    private static boolean combineInArrays(final Pending[] pieces, final byte[] incoming, final long count,
-                                           final long segment, final Datatype type, final Op op,
-                                           final Memory own, final Memory out, final Pieces given) {
-        final long size = type.size();
-        final Object ownArray = own.primitiveArray();
-        final Object outArray = out.primitiveArray();
-        if (op.function() != null || !ArrayCombine.handles(op.name(), type, ownArray, outArray)
-            || own.origin() % size != 0 || out.origin() % size != 0) {
-            return false;
-        }
-        final int ownFirst = (int) (own.origin() / size);
-        final int outFirst = (int) (out.origin() / size);
+    private static void combineInArrays(final Pending[] pieces, final byte[] incoming, final long count,
+                                        final long segment, final Datatype type, final Op op, final Object own,
+                                        final int ownFirst, final Object out, final int outFirst,
+                                        final Pieces given) {
+        final int size = (int) type.size();
         for (int k = 0; k < pieces.length; k++) {
             given.sendAhead(k);
             pieces[k].join();
             final int first = (int) (k * segment);
             final int elements = (int) (Math.min(count, (k + 1) * segment) - first);
-            ArrayCombine.combine(op.name(), incoming, (int) (first * size), ownArray, ownFirst + first, outArray,
-                outFirst + first, elements);
+            ArrayCombine.combine(op.name(), incoming, first * size, own, ownFirst + first, out, outFirst + first,
+                elements);
         }
         given.sendRest();
-        return true;
     }
 
     /**

@@ -250,6 +250,60 @@ class CollectivesTest {
         });
     }
 
+    @ParameterizedTest(name = "{0}, {1} ranks")
+    @MethodSource("largeReductionRanks")
+    void largeAllreducesOfEveryArrayKindCombineInTheArrays(final Transport transport, final int n) {
+        // above the Rabenseifner threshold in each kind of array the reductions combine in, with an odd count so that
+        // blocks differ in length; every rank's result checked against the values computed directly
+        final int count = 150_001;
+        final java.util.List<float[]> floats = transport.call(n, world -> {
+            final int me = world.rank();
+            final int[] ints = new int[count];
+            Arrays.setAll(ints, k -> (k * 31 + me * 7) % 1001 - 500);
+            final int[] min = new int[count];
+            world.allreduce(ints, min, count, Datatype.INT, Op.MIN);
+            final long[] longs = new long[count];
+            Arrays.setAll(longs, k -> (long) k << (me % 32) ^ 0x5555_5555_5555_5555L * me);
+            final long[] xor = longs.clone();
+            world.allreduce(Communicator.IN_PLACE, xor, count, Datatype.LONG, Op.BXOR);
+            final float[] mine = new float[count];
+            for (int k = 0; k < count; k++) {
+                mine[k] = (float) Math.sin(k * 0.001 + me);
+            }
+            final float[] prod = new float[count];
+            world.allreduce(mine, prod, count, Datatype.FLOAT, Op.PROD);
+            final double[] doubles = new double[count];
+            Arrays.setAll(doubles, k -> k % 5 == me % 5 ? -0.0 : k * 0.5 - me);
+            final double[] max = new double[count];
+            world.allreduce(doubles, max, count, Datatype.DOUBLE, Op.MAX);
+            for (int k = 0; k < count; k++) {
+                int expectedMin = Integer.MAX_VALUE;
+                long expectedXor = 0;
+                double expectedMax = Double.NEGATIVE_INFINITY;
+                for (int r = 0; r < n; r++) {
+                    expectedMin = Math.min(expectedMin, (k * 31 + r * 7) % 1001 - 500);
+                    expectedXor ^= (long) k << (r % 32) ^ 0x5555_5555_5555_5555L * r;
+                    expectedMax = Math.max(expectedMax, k % 5 == r % 5 ? -0.0 : k * 0.5 - r);
+                }
+                assertEquals(expectedMin, min[k], "int MIN at " + k);
+                assertEquals(expectedXor, xor[k], "long BXOR in place at " + k);
+                assertEquals(expectedMax, max[k], "double MAX at " + k);
+            }
+            return prod;
+        });
+        for (int r = 1; r < n; r++) {
+            assertArrayEquals(floats.get(0), floats.get(r), "rank " + r + " has the same float bits as rank 0");
+        }
+        final float[] prod = floats.get(0);
+        for (int k = 0; k < count; k += 101) {
+            float expected = 1;
+            for (int r = 0; r < n; r++) {
+                expected *= (float) Math.sin(k * 0.001 + r);
+            }
+            assertEquals(expected, prod[k], Math.abs(expected) * 1e-5f + 1e-30f, "float PROD at " + k);
+        }
+    }
+
     static java.util.stream.Stream<Arguments> largeReductionRanks() {
         return transportsWith(1, 2, 4, 8);
     }

@@ -1,11 +1,13 @@
 package org.pario.comm.internal;
 
+import java.lang.reflect.Array;
 import java.util.ArrayDeque;
 import java.util.Iterator;
 
 /**
  * Byte arrays of reductions (packed operands, partial results, blocks received from partners), and of eager messages
- * that arrive before their receive, kept for the next use instead of left to the garbage collector. G1 puts an
+ * that arrive before their receive, kept for the next use instead of left to the garbage collector; also arrays of
+ * the caller's kind ({@code double[]} and the like) in which a large allreduce keeps its partial results. G1 puts an
  * array of half a heap region or more (2 MiB with a few GiB of heap) straight into the old generation; a 16 MiB
  * allreduce allocated 24 MiB of them per call, and every few calls one started a young pause and a concurrent
  * marking cycle (1.5-2.5 ms of pause every fifth call, and marking threads on the cores the transfer needs).
@@ -28,7 +30,7 @@ public final class Scratch {
     public static final int MAX_ARRAYS = 64;
 
     private final long limitBytes;
-    private final ArrayDeque<byte[]> kept = new ArrayDeque<>();
+    private final ArrayDeque<Object> kept = new ArrayDeque<>();
     private long held;
 
     /** @param limitBytes the most bytes kept at once; 0 keeps none */
@@ -48,39 +50,71 @@ public final class Scratch {
 
     /** @return an array of exactly {@code length} bytes; its contents are undefined */
     public byte[] take(final int length) {
-        if (length >= MIN_BYTES) {
-            synchronized (this) {
-                final Iterator<byte[]> it = kept.descendingIterator();
-                while (it.hasNext()) {
-                    final byte[] a = it.next();
-                    if (a.length == length) {
-                        it.remove();
-                        held -= length;
-                        return a;
-                    }
-                }
+        final Object kept = length >= MIN_BYTES ? keptArray(byte.class, length) : null;
+        return kept != null ? (byte[]) kept : new byte[length];
+    }
+
+    /**
+     * @param component a primitive type: {@code byte.class}, or {@code double.class} and the like for reductions that
+     *                  keep partial results in the caller's kind of array
+     * @return an array of exactly {@code length} elements of it; its contents are undefined
+     */
+    public Object takeArray(final Class<?> component, final int length) {
+        final Object kept = (long) length * bytesOf(component) >= MIN_BYTES ? keptArray(component, length) : null;
+        return kept != null ? kept : Array.newInstance(component, length);
+    }
+
+    /** @return a kept array of exactly that kind and length, no longer kept, or null */
+    private synchronized Object keptArray(final Class<?> component, final int length) {
+        final Iterator<Object> it = kept.descendingIterator();
+        while (it.hasNext()) {
+            final Object a = it.next();
+            if (a.getClass().getComponentType() == component && Array.getLength(a) == length) {
+                it.remove();
+                held -= length * bytesOf(component);
+                return a;
             }
         }
-        return new byte[length];
+        return null;
     }
 
     /** Takes back an array nobody uses any more (null is ignored). */
     public void give(final byte[] a) {
-        if (a == null || a.length < MIN_BYTES || a.length > limitBytes) {
+        giveArray(a);
+    }
+
+    /** Takes back a primitive array from {@link #takeArray} that nobody uses any more (null is ignored). */
+    public void giveArray(final Object a) {
+        if (a == null) {
+            return;
+        }
+        final long bytes = Array.getLength(a) * bytesOf(a.getClass().getComponentType());
+        if (bytes < MIN_BYTES || bytes > limitBytes) {
             return;
         }
         synchronized (this) {
-            for (final byte[] k : kept) {
+            for (final Object k : kept) {
                 if (k == a) {
                     throw new IllegalStateException("a scratch array was given back twice");
                 }
             }
             kept.addLast(a);
-            held += a.length;
+            held += bytes;
             while (held > limitBytes || kept.size() > MAX_ARRAYS) {
-                held -= kept.removeFirst().length;
+                final Object oldest = kept.removeFirst();
+                held -= Array.getLength(oldest) * bytesOf(oldest.getClass().getComponentType());
             }
         }
+    }
+
+    private static long bytesOf(final Class<?> component) {
+        if (component == byte.class || component == boolean.class) {
+            return 1;
+        }
+        if (component == short.class || component == char.class) {
+            return 2;
+        }
+        return component == int.class || component == float.class ? 4 : 8;
     }
 
     /** @return bytes kept now */

@@ -71,4 +71,24 @@ class ScratchTest {
         s.give(a);
         assertThrows(IllegalStateException.class, () -> s.give(a));
     }
+
+    @Test
+    void keepsArraysOfEveryKindApartByKindAndLength() {
+        final Scratch s = new Scratch(8L * MIB);
+        final double[] d = (double[]) s.takeArray(double.class, MIB / 8);
+        final long[] l = (long[]) s.takeArray(long.class, MIB / 8);
+        s.giveArray(d);
+        s.giveArray(l);
+        assertEquals(2L * MIB, s.held(), "counted in bytes");
+        assertNotSame(d, s.take(MIB), "bytes of the same size are another kind");
+        assertNotSame(d, s.takeArray(double.class, MIB / 8 + 1));
+        assertSame(d, s.takeArray(double.class, MIB / 8));
+        assertSame(l, s.takeArray(long.class, MIB / 8));
+        assertEquals(0, s.held());
+        s.giveArray(d);
+        assertThrows(IllegalStateException.class, () -> s.giveArray(d));
+        final int[] small = (int[]) s.takeArray(int.class, MIB / 4 - 1);
+        s.giveArray(small);
+        assertEquals(MIB, s.held(), "an array below a page is not kept");
+    }
 }
