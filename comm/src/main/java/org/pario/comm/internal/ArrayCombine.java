@@ -15,7 +15,9 @@ import org.pario.datatypes.Datatype;
  * (they may be one array, element by element in place). Packing the rank's own values into bytes, combining there
  * and unpacking the result reads and writes every value three times more, and loops over byte-buffer views run
  * slower than loops over arrays. Every result is bitwise the one {@link Reductions#combine} gives: the same
- * expression on the same operands, the received value on the left.
+ * expression on the same operands, the received value on the left. Each kind of array and operation has a loop of
+ * its own, written out: Java has no generics over primitives, and a loop that took the operation or the element
+ * access as a parameter would call through it for every value instead of compiling to plain loads and stores.
  */
 public final class ArrayCombine {
     private static final VarHandle DOUBLES = MethodHandles.byteArrayViewVarHandle(double[].class,
