@@ -72,6 +72,55 @@ class InPlaceSendTest {
         assertEquals(direct(rank, count, offset), b.duplicate().clear());
     }
 
+    /**
+     * Eager messages from 64 KiB whose data is one run of a direct buffer are written from it: a send returns only
+     * once the socket has taken the bytes, so the sender may overwrite them at once; two ranks that both send before
+     * they receive still get through; smaller messages and other layouts are packed as before.
+     */
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.EnumSource(value = Transport.class, names = {"TCP", "TCP_NIO"})
+    void eagerMessagesLeaveFromDirectMemoryWhichIsFreeOnceTheSendReturns(final Transport transport) {
+        final int big = 131072;
+        final int small = 2048;
+        RendezvousTest.withSharedMemory(false, () -> transport.call(2, world -> {
+            final int me = world.rank();
+            final int other = 1 - me;
+            final long before = ((TcpFabric) world.fabric).bytesSentEagerInPlace();
+            // at an odd offset, so the run starts inside the buffer
+            final ByteBuffer b = direct(me, big, 12);
+            final Memory m = Memory.of(b).at(12);
+            world.send(m, big, Datatype.DOUBLE, other, 1);
+            for (int i = 0; i < big; i++) {
+                b.putDouble(12 + 8 * i, value(me + 2, i));
+            }
+            world.send(m, big, Datatype.DOUBLE, other, 2);
+            world.send(m, 8192, Datatype.DOUBLE, other, 3);
+            world.send(m, small, Datatype.DOUBLE, other, 4);
+            // every other double of the first 2 * 8192: one type, but not one run
+            world.send(m, 1, Datatype.vector(8192, 1, 2, Datatype.DOUBLE), other, 5);
+            final double[] first = new double[big];
+            final double[] second = new double[big];
+            final double[] exact = new double[8192];
+            final double[] below = new double[small];
+            final double[] strided = new double[8192];
+            world.recv(first, big, Datatype.DOUBLE, other, 1);
+            world.recv(second, big, Datatype.DOUBLE, other, 2);
+            world.recv(exact, 8192, Datatype.DOUBLE, other, 3);
+            world.recv(below, small, Datatype.DOUBLE, other, 4);
+            world.recv(strided, 8192, Datatype.DOUBLE, other, 5);
+            assertValues(other, first, 0, big, 0, "the bytes as they were when the first send returned");
+            assertValues(other + 2, second, 0, big, 0, "the overwritten bytes");
+            assertValues(other + 2, exact, 0, 8192, 0, "64 KiB");
+            assertValues(other + 2, below, 0, small, 0, "16 KiB, packed");
+            for (int i = 0; i < 8192; i++) {
+                assertEquals(value(other + 2, 2L * i), strided[i], "strided value " + i);
+            }
+            assertEquals(2L * 8 * big + 8 * 8192, ((TcpFabric) world.fabric).bytesSentEagerInPlace() - before,
+                "the two 1 MiB and the 64 KiB messages left from the buffer, the others packed");
+            return null;
+        }));
+    }
+
     @ParameterizedTest
     @MethodSource("transportsAndRanks")
     void collectivesSendDirectBlocksUnpackedAndEveryReceiverGetsThem(final Transport transport, final int n) {

@@ -14,8 +14,10 @@ import org.pario.datatypes.Datatype;
  * out} are {@code double[]}, {@code float[]}, {@code long[]} or {@code int[]} arrays of the type's kind and size
  * (they may be one array, element by element in place). Packing the rank's own values into bytes, combining there
  * and unpacking the result reads and writes every value three times more, and loops over byte-buffer views run
- * slower than loops over arrays. Every result is bitwise the one {@link Reductions#combine} gives: the same
- * expression on the same operands, the received value on the left. Each kind of array and operation has a loop of
+ * slower than loops over arrays. Every result is the one {@link Reductions#combine} gives: the same expression on
+ * the same operands, the received value on the left, so the same bits, but for which payload an operation on two
+ * NaNs passes on, which Java leaves open (the compiler may swap the operands of a commutative operation). Every rank
+ * still gets the same bits: each block of a reduction is combined on one rank and copied from there. Each kind of array and operation has a loop of
  * its own, written out: Java has no generics over primitives, and a loop that took the operation or the element
  * access as a parameter would call through it for every value instead of compiling to plain loads and stores.
  */

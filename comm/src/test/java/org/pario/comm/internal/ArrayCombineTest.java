@@ -1,6 +1,5 @@
 package org.pario.comm.internal;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -15,13 +14,13 @@ import org.pario.datatypes.Datatype;
 import org.pario.datatypes.Memory;
 import org.pario.datatypes.Packer;
 
-/** Combining into arrays gives bitwise what combining packed bytes gives, in place and between offsets. */
+/** Combining into arrays gives the bits combining packed bytes gives, in place and between offsets. */
 @Timeout(30)
 class ArrayCombineTest {
     private static final int N = 1000;
 
     @Test
-    void doublesMatchTheBytePathBitForBit() {
+    void doublesMatchTheBytePath() {
         final Random random = new Random(1);
         final double[] edges = {0.0, -0.0, Double.NaN, Double.longBitsToDouble(0x7ff8_0000_dead_beefL),
             Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY, Double.MIN_VALUE, Double.MAX_VALUE, -1.5, 1e300};
@@ -37,7 +36,7 @@ class ArrayCombineTest {
     }
 
     @Test
-    void floatsMatchTheBytePathBitForBit() {
+    void floatsMatchTheBytePath() {
         final Random random = new Random(2);
         final float[] in = new float[N];
         final float[] own = new float[N];
@@ -103,18 +102,40 @@ class ArrayCombineTest {
 
         final Object out = java.lang.reflect.Array.newInstance(own.getClass().getComponentType(), N);
         ArrayCombine.combine(op, incoming, 0, own, 0, out, 0, N);
-        assertArrayEquals(expected, Packer.pack(out, type, N), op + " on " + type);
+        assertSameValues(type, expected, 0, Packer.pack(out, type, N), 0, N, op + " on " + type);
 
         final Object inPlace = copy(own);
         ArrayCombine.combine(op, incoming, 0, inPlace, 0, inPlace, 0, N);
-        assertArrayEquals(expected, Packer.pack(inPlace, type, N), op + " in place");
+        assertSameValues(type, expected, 0, Packer.pack(inPlace, type, N), 0, N, op + " in place");
 
         // the last 300 values of the block, from element 40 of own into element 7 of out
         final Object shifted = java.lang.reflect.Array.newInstance(own.getClass().getComponentType(), N);
         ArrayCombine.combine(op, incoming, (N - 300) * size, shiftedOwn(own, 40, N - 300), 40, shifted, 7, 300);
-        final byte[] got = Packer.pack(shifted, type, N);
-        for (int b = 0; b < 300 * size; b++) {
-            assertEquals(expected[(N - 300) * size + b], got[7 * size + b], op + " between offsets, byte " + b);
+        assertSameValues(type, expected, N - 300, Packer.pack(shifted, type, N), 7, 300, op + " between offsets");
+    }
+
+    /**
+     * The same bits value by value, but where the expected value is a NaN, any NaN: Java leaves open which operand's
+     * payload an operation on two NaNs passes on, and the compiler may swap the operands of a commutative one.
+     */
+    private static void assertSameValues(final Datatype type, final byte[] expected, final int expectedFirst,
+                                         final byte[] got, final int gotFirst, final int n, final String what) {
+        final int size = (int) type.size();
+        final boolean floating = type.basicKind().orElseThrow() == org.pario.datatypes.BasicKind.FLOATING;
+        final ByteBuffer e = ByteBuffer.wrap(expected).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        final ByteBuffer g = ByteBuffer.wrap(got).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        for (int k = 0; k < n; k++) {
+            final int at = (expectedFirst + k) * size;
+            final int gt = (gotFirst + k) * size;
+            final long want = size == 8 ? e.getLong(at) : e.getInt(at);
+            final long have = size == 8 ? g.getLong(gt) : g.getInt(gt);
+            final boolean nan = floating && (size == 8 ? Double.isNaN(e.getDouble(at)) : Float.isNaN(e.getFloat(at)));
+            if (nan) {
+                final boolean gotNan = size == 8 ? Double.isNaN(g.getDouble(gt)) : Float.isNaN(g.getFloat(gt));
+                assertTrue(gotNan, what + ", value " + k + " is a NaN");
+            } else if (want != have) {
+                assertEquals(want, have, what + ", value " + k);
+            }
         }
     }
 

@@ -241,6 +241,21 @@ final class Frames {
         }
     }
 
+    /**
+     * The frame of an eager message whose data is {@code region} of the caller's direct memory: a header of its own
+     * and the region itself, not copied (it must stay unchanged until the frame is written).
+     */
+    static ByteBuf dataInPlace(final ByteBufAllocator alloc, final int context, final int source, final int tag,
+                               final org.pario.datatypes.Datatype type, final ByteBuffer region) {
+        final String basic = MessageAccess.basicName(type);
+        final int nameLength = nameLength(basic);
+        final ByteBuf header = alloc.directBuffer(27 + nameLength);
+        header.writeInt(MAGIC).writeByte(DATA).writeInt(context).writeInt(source).writeInt(tag).writeShort(nameLength);
+        writeName(header, basic);
+        header.writeLong(region.remaining());
+        return Unpooled.wrappedUnmodifiableBuffer(header, Unpooled.wrappedBuffer(region));
+    }
+
     /** The frame of a message: its header, then its chunks without copying them. */
     static ByteBuf data(final ByteBufAllocator alloc, final Message m) {
         final String type = MessageAccess.basicType(m);

@@ -163,6 +163,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
     private final AtomicLong readInPlace = new AtomicLong();
     /** Bytes of message data written to the sockets straight from the caller's memory ({@link #sendInPlace}). */
     private final AtomicLong sentInPlace = new AtomicLong();
+    private final AtomicLong sentEagerInPlace = new AtomicLong();
     /** Bytes of message data packed piece by piece as the socket took them ({@link #sendPackedLate}). */
     private final AtomicLong packedLate = new AtomicLong();
     /** Receiver side, per peer: the eager message being unpacked into a posted receive as it arrives, or null. */
@@ -556,6 +557,19 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
             park(worldDest, context, source, tag, memory, type, count, bytes);
             return;
         }
+        final ByteBuffer region;
+        try {
+            region = bytes >= eagerInPlaceMin && type.isContiguous()
+                ? memory.directRegion(memory.origin() + type.lb(), (int) bytes, false) : null;
+        } catch (RuntimeException e) {
+            // nothing was sent: the credit it reserved is not spent
+            eagerInFlight.addAndGet(worldDest, -cost(bytes));
+            throw e;
+        }
+        if (region != null) {
+            sendEagerInPlace(worldDest, context, source, tag, type, region, bytes);
+            return;
+        }
         // packed straight into one direct frame buffer, which a gate can write to the socket at once; a large one is
         // kept beyond the write (which releases it once) to serve a later message
         final ByteBuf frame;
@@ -571,6 +585,40 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
                 spareBuffers.give(frame);
                 failedSend(worldDest, f);
             });
+    }
+
+    /**
+     * Smallest eager message written straight from the caller's memory when that is one run of a direct buffer
+     * ({@code -Dpario.eagerInPlaceMinBytes}, default 64 KiB; above {@code pario.eagerMaxBytes} never): the frame's
+     * header and the caller's bytes go to the socket in one gathering write, so the only copy on this side is the
+     * kernel's, and the send returns once the socket has taken them all. Packing first cost a 1 MiB message most of
+     * a copy of it before its first byte left (2 ranks, direct buffers: a 1 MiB round trip 302-333 µs packed,
+     * 205-228 in place; 64 KiB 33.8-39.8 against 31.7-34.5; 16 KiB no difference; docs/benchmarks.md).
+     */
+    private final long eagerInPlaceMin = Long.getLong("pario.eagerInPlaceMinBytes", 64 << 10);
+
+    /**
+     * Writes an eager message's frame from the caller's direct memory and waits until the socket has taken it: the
+     * caller may change that memory once the send returns. Its credit was reserved by the caller.
+     */
+    private void sendEagerInPlace(final int dest, final int context, final int source, final int tag,
+                                  final org.pario.datatypes.Datatype type, final ByteBuffer region, final long bytes) {
+        sentEagerInPlace.addAndGet(bytes);
+        final CompletableFuture<Void> written = new CompletableFuture<>();
+        write(dest, Frames.dataInPlace(outbound[dest].alloc(), context, source, tag, type, region), f -> {
+            if (f.isSuccess()) {
+                written.complete(null);
+            } else {
+                written.completeExceptionally(f.cause());
+                failedSend(dest, f);
+            }
+        });
+        waitBriefly(written);
+        try {
+            written.join();
+        } catch (java.util.concurrent.CompletionException e) {
+            throw sendFailed(dest, bytes, e.getCause());
+        }
     }
 
     /**
@@ -1736,6 +1784,11 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
     /** @return how many bytes of message data collectives sent straight from the caller's memory, unpacked */
     public long bytesSentInPlace() {
         return sentInPlace.get();
+    }
+
+    /** @return how many bytes of eager messages were written straight from the caller's direct memory */
+    public long bytesSentEagerInPlace() {
+        return sentEagerInPlace.get();
     }
 
     /** @return bytes of collectives' messages packed piece by piece as the socket took them */
