@@ -17,9 +17,10 @@ import org.pario.datatypes.Datatype;
  * slower than loops over arrays. Every result is the one {@link Reductions#combine} gives: the same expression on
  * the same operands, the received value on the left, so the same bits, but for which payload an operation on two
  * NaNs passes on, which Java leaves open (the compiler may swap the operands of a commutative operation). Every rank
- * still gets the same bits: each block of a reduction is combined on one rank and copied from there. Each kind of array and operation has a loop of
- * its own, written out: Java has no generics over primitives, and a loop that took the operation or the element
- * access as a parameter would call through it for every value instead of compiling to plain loads and stores.
+ * still gets the same bits: each block of a reduction is combined on one rank and copied from there. Each kind of
+ * array and operation has a loop of its own, written out: Java has no generics over primitives, and a loop that took
+ * the operation or the element access as a parameter would call through it for every value instead of compiling to
+ * plain loads and stores.
  */
 public final class ArrayCombine {
     private static final VarHandle DOUBLES = MethodHandles.byteArrayViewVarHandle(double[].class,
