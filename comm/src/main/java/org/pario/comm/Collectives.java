@@ -1044,9 +1044,13 @@ final class Collectives {
         // values, combining them as bytes and unpacking the result took three
         final boolean inArrays = op.function() == null && ArrayCombine.handles(op.name(), type, ownArray, outArray)
             && in.origin() % size == 0 && out.origin() % size == 0;
-        final Object acc = inArrays ? scratch.takeArray(ownArray.getClass().getComponentType(), (int) kept)
-            : scratch.take((int) (kept * size));
-        final Memory accMemory = Memory.ofObject(acc);
+        // element 0 of the operand in the send and receive arrays
+        final long inFirst = in.origin() / size;
+        final long outFirst = out.origin() / size;
+        // with two ranks the arrays' one step goes from the send buffer straight into the receive buffer: no
+        // partial results to keep
+        final Object acc = !inArrays ? scratch.take((int) (kept * size))
+            : half == 1 ? null : scratch.takeArray(ownArray.getClass().getComponentType(), (int) kept);
         final byte[] incoming = scratch.take((int) (kept * size));
         final CollectiveTuning tuning = CollectiveTuning.DEFAULT;
         // whole blocks are one piece each
@@ -1065,9 +1069,8 @@ final class Collectives {
         // the partner's pieces are combined as they come in; as bytes, the kept half is packed a chunk at a time
         // beside them, combined while still in the cache, and with two ranks goes straight on into the receive buffer
         if (inArrays) {
-            final int ownFirst = (int) (in.origin() / size + base);
-            combineInArrays(firstHalf, incoming, kept, segment, type, op, ownArray, ownFirst,
-                half == 1 ? outArray : acc, half == 1 ? (int) (out.origin() / size + base) : 0, firstGiven);
+            combineInArrays(firstHalf, incoming, kept, segment, type, op, ownArray, (int) (inFirst + base),
+                half == 1 ? outArray : acc, half == 1 ? (int) (outFirst + base) : 0, firstGiven);
         } else {
             combinePieces(firstHalf, incoming, (byte[]) acc, 0, kept, segment, type, op, in.at(base * size),
                 half == 1 ? out.at(base * size) : null, firstGiven);
@@ -1078,12 +1081,12 @@ final class Collectives {
             final long keep = start[h.keepHi] - start[h.keepLo];
             final Pending[] pieces = receivePieces(c, Memory.of(incoming), keep, type, segment, partner,
                 tag(seq, step));
-            final Pieces given = new Pieces(c, accMemory.at((start[h.giveLo] - base) * size),
+            final Pieces given = new Pieces(c, Memory.ofObject(acc).at((start[h.giveLo] - base) * size),
                 start[h.giveHi] - start[h.giveLo], type, segment, partner, tag(seq, step));
             if (inArrays) {
                 final int accFirst = (int) (start[h.keepLo] - base);
                 combineInArrays(pieces, incoming, keep, segment, type, op, acc, accFirst, mask == 1 ? outArray : acc,
-                    mask == 1 ? (int) (out.origin() / size + start[h.keepLo]) : accFirst, given);
+                    mask == 1 ? (int) (outFirst + start[h.keepLo]) : accFirst, given);
             } else {
                 combinePieces(pieces, incoming, (byte[]) acc, start[h.keepLo] - base, keep, segment, type, op, null,
                     mask == 1 ? out.at(start[h.keepLo] * size) : null, given);

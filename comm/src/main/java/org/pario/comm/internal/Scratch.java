@@ -88,7 +88,7 @@ public final class Scratch {
         if (a == null) {
             return;
         }
-        final long bytes = Array.getLength(a) * bytesOf(a.getClass().getComponentType());
+        final long bytes = bytesIn(a);
         if (bytes < MIN_BYTES || bytes > limitBytes) {
             return;
         }
@@ -101,10 +101,13 @@ public final class Scratch {
             kept.addLast(a);
             held += bytes;
             while (held > limitBytes || kept.size() > MAX_ARRAYS) {
-                final Object oldest = kept.removeFirst();
-                held -= Array.getLength(oldest) * bytesOf(oldest.getClass().getComponentType());
+                held -= bytesIn(kept.removeFirst());
             }
         }
+    }
+
+    private static long bytesIn(final Object array) {
+        return Array.getLength(array) * bytesOf(array.getClass().getComponentType());
     }
 
     private static long bytesOf(final Class<?> component) {

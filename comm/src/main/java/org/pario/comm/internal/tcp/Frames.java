@@ -224,13 +224,10 @@ final class Frames {
                             final int source, final int tag, final org.pario.datatypes.Memory memory,
                             final org.pario.datatypes.Datatype type, final long count, final int bytes) {
         final String basic = MessageAccess.basicName(type);
-        final int nameLength = nameLength(basic);
-        final int header = 27 + nameLength;
+        final int header = dataHeaderBytes(basic);
         final ByteBuf b = directBuffer.apply(header + bytes);
         try {
-            b.writeInt(MAGIC).writeByte(DATA).writeInt(context).writeInt(source).writeInt(tag).writeShort(nameLength);
-            writeName(b, basic);
-            b.writeLong(bytes);
+            writeDataHeader(b, context, source, tag, basic, bytes);
             org.pario.datatypes.Packer.pack(memory, memory.origin(), type, count,
                 org.pario.datatypes.DataRepresentation.NATIVE, 0, b.nioBuffer(header, bytes), 0, bytes);
             b.writerIndex(header + bytes);
@@ -248,23 +245,31 @@ final class Frames {
     static ByteBuf dataInPlace(final ByteBufAllocator alloc, final int context, final int source, final int tag,
                                final org.pario.datatypes.Datatype type, final ByteBuffer region) {
         final String basic = MessageAccess.basicName(type);
-        final int nameLength = nameLength(basic);
-        final ByteBuf header = alloc.directBuffer(27 + nameLength);
-        header.writeInt(MAGIC).writeByte(DATA).writeInt(context).writeInt(source).writeInt(tag).writeShort(nameLength);
-        writeName(header, basic);
-        header.writeLong(region.remaining());
+        final ByteBuf header = alloc.directBuffer(dataHeaderBytes(basic));
+        writeDataHeader(header, context, source, tag, basic, region.remaining());
         return Unpooled.wrappedUnmodifiableBuffer(header, Unpooled.wrappedBuffer(region));
+    }
+
+    /** @return the bytes of a DATA frame's header for a message of basic type {@code basic} */
+    private static int dataHeaderBytes(final String basic) {
+        return 27 + nameLength(basic);
+    }
+
+    /** Writes a DATA frame's header: its data, {@code bytes} of them, follows it. */
+    private static void writeDataHeader(final ByteBuf b, final int context, final int source, final int tag,
+                                        final String basic, final long bytes) {
+        b.writeInt(MAGIC).writeByte(DATA).writeInt(context).writeInt(source).writeInt(tag)
+            .writeShort(nameLength(basic));
+        writeName(b, basic);
+        b.writeLong(bytes);
     }
 
     /** The frame of a message: its header, then its chunks without copying them. */
     static ByteBuf data(final ByteBufAllocator alloc, final Message m) {
         final String type = MessageAccess.basicType(m);
-        final int nameLength = nameLength(type);
-        final ByteBuf header = alloc.buffer(31 + nameLength);
-        header.writeInt(MAGIC).writeByte(DATA).writeInt(MessageAccess.context(m)).writeInt(MessageAccess.source(m))
-            .writeInt(MessageAccess.tag(m)).writeShort(nameLength);
-        writeName(header, type);
-        header.writeLong(MessageAccess.bytes(m));
+        final ByteBuf header = alloc.buffer(dataHeaderBytes(type));
+        writeDataHeader(header, MessageAccess.context(m), MessageAccess.source(m), MessageAccess.tag(m), type,
+            MessageAccess.bytes(m));
         final ByteBuffer[] chunks = MessageAccess.chunks(m);
         final ByteBuf[] parts = new ByteBuf[chunks.length + 1];
         parts[0] = header;

@@ -163,6 +163,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
     private final AtomicLong readInPlace = new AtomicLong();
     /** Bytes of message data written to the sockets straight from the caller's memory ({@link #sendInPlace}). */
     private final AtomicLong sentInPlace = new AtomicLong();
+    /** Bytes of eager messages written to the sockets straight from the caller's memory ({@link #sendEagerInPlace}). */
     private final AtomicLong sentEagerInPlace = new AtomicLong();
     /** Bytes of message data packed piece by piece as the socket took them ({@link #sendPackedLate}). */
     private final AtomicLong packedLate = new AtomicLong();
