@@ -50,7 +50,8 @@ final class BenchCommand implements Runnable {
         private boolean direct;
 
         @Option(names = "--windows", description = "After each line, a comment with the span its calls were timed in "
-            + "(# timed OPERATION BYTES START END, seconds of the monotonic clock), for matching against "
+            + "(# timed OPERATION BYTES START END SETTLE: seconds of the monotonic clock, and the seconds of untimed "
+            + "calls before, until the JIT compilers were idle), for matching against "
             + "bench/c/placement's samples of how far apart the host ran the CPUs.")
         private boolean windows;
 

@@ -1,7 +1,13 @@
 package org.pario.cli;
 
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Locale;
 
 import org.pario.comm.Communicator;
@@ -17,9 +23,10 @@ import org.pario.datatypes.Datatype;
  * 64 KiB and more, the bandwidth in MiB/s (bytes per rank divided by the time). The same format as
  * {@code bench/c/comm_bench.c}, so the two can be compared line by line. The buffers are {@code double[]} arrays, or
  * direct {@code ByteBuffer}s of the same bytes, which large messages leave from and land in without a copy. With
- * {@code windows}, each line is followed by a comment {@code # timed OPERATION BYTES START END}: when rank 0 timed
- * its calls, in seconds of the machine's monotonic clock (the one {@code bench/c/placement.c} prints), so that a
- * cell can be matched against how the host placed the CPUs while it was measured.
+ * {@code windows}, each line is followed by a comment {@code # timed OPERATION BYTES START END SETTLE}: when rank 0
+ * timed its calls, in seconds of the machine's monotonic clock (the one {@code bench/c/placement.c} prints), so that
+ * a cell can be matched against how the host placed the CPUs while it was measured, and how long the untimed calls
+ * before them ran until the JIT compilers were idle. Each cell is timed in that steady state, as a long job runs.
  */
 final class CommBenchmark {
     private static final long[] SIZES = {8, 65536, 1 << 20, 16 << 20, 64 << 20};
@@ -28,6 +35,15 @@ final class CommBenchmark {
      * of the five operations and a ping-pong, and at most this long by rank 0's clock.
      */
     private static final long[][] WARM_UP = {{1 << 20, 3_000, 8_000}, {16 << 20, 100, 3_000}, {8, 10_000, 5_000}};
+
+    /** How long the compilers must have been (nearly) idle before a cell is timed. */
+    private static final long QUIET_NANOS = 300_000_000L;
+    /** Compile time below this share of a batch's time counts as idle: small compiles go on for minutes. */
+    private static final long QUIET_SHARE = 50;
+    /** The most time a cell's untimed calls may take, so that a stack that never settles still ends. */
+    private static final long SETTLE_LIMIT_NANOS = 10_000_000_000L;
+    /** Linux counts a thread's CPU time in clock ticks of 1/100 s (USER_HZ, the same on every architecture). */
+    private static final long NANOS_PER_TICK = 10_000_000L;
 
     private CommBenchmark() {
     }
@@ -143,24 +159,97 @@ final class CommBenchmark {
     }
 
     /**
+     * Runs {@code op} untimed in batches of {@code batch} calls until, for {@link #QUIET_NANOS} in a row, no rank's
+     * JIT compilers spent more than 1/{@link #QUIET_SHARE} of the batches' time compiling, or for at most {@link
+     * #SETTLE_LIMIT_NANOS}. The first calls of a path the warm-up did not run often enough get the compilers going,
+     * and on two cores their threads take the CPU from the ranks: a 16 MiB allreduce of 2 ranks took 15-21 ms a call
+     * while they compiled for it and 6 ms once they were done; 50 untimed calls were not enough. Every rank runs the
+     * same number of calls: after each batch the ranks agree on the largest compile time and elapsed time by an
+     * allreduce.
+     *
+     * @return how long the untimed calls took on the slowest rank, in nanoseconds
+     */
+    private static long settle(final Communicator world, final int batch, final Runnable op) {
+        final long start = System.nanoTime();
+        long quiet = 0;
+        final long[] mine = new long[3];
+        final long[] agreed = new long[3];
+        while (true) {
+            final long compiledBefore = compilingNanos();
+            final long batchStart = System.nanoTime();
+            for (int i = 0; i < batch; i++) {
+                op.run();
+            }
+            final long now = System.nanoTime();
+            mine[0] = Math.max(0, compilingNanos() - compiledBefore);
+            mine[1] = now - batchStart;
+            mine[2] = now - start;
+            world.allreduce(mine, agreed, 3, Datatype.LONG, Op.MAX);
+            quiet = agreed[0] * QUIET_SHARE <= agreed[1] ? quiet + agreed[1] : 0;
+            if (quiet >= QUIET_NANOS || agreed[2] >= SETTLE_LIMIT_NANOS) {
+                return agreed[2];
+            }
+        }
+    }
+
+    /**
+     * @return the CPU time this JVM's compiler threads have used, in nanoseconds: from {@code /proc} on Linux, which
+     *     also counts a compilation still running (the JVM's own figure grows only when one ends, and a large method
+     *     takes C2 hundreds of milliseconds); else the JVM's total compilation time
+     */
+    private static long compilingNanos() {
+        long ticks = 0;
+        try (DirectoryStream<Path> threads = Files.newDirectoryStream(Path.of("/proc/self/task"))) {
+            for (final Path thread : threads) {
+                ticks += compilerTicks(thread);
+            }
+            return ticks * NANOS_PER_TICK;
+        } catch (final IOException | UnsupportedOperationException e) {
+            final CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+            return jit != null && jit.isCompilationTimeMonitoringSupported()
+                ? jit.getTotalCompilationTime() * 1_000_000L : 0;
+        }
+    }
+
+    /** @return the user and system clock ticks of a compiler thread, or 0 for any other thread or one just gone */
+    private static long compilerTicks(final Path thread) {
+        final String stat;
+        try {
+            stat = Files.readString(thread.resolve("stat"));
+        } catch (final IOException e) {
+            return 0;
+        }
+        // "tid (name) state ...": the name may hold spaces, so the fields are counted from its closing parenthesis
+        final int close = stat.lastIndexOf(')');
+        if (close < 0 || !stat.substring(stat.indexOf('(') + 1, close).contains("CompilerThre")) {
+            return 0;
+        }
+        final String[] fields = stat.substring(close + 2).split(" ");
+        // fields 14 and 15 of the line (utime, stime) are the 12th and 13th after the name
+        return Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+    }
+
+    /**
      * One cell's figure and when it was measured.
      *
      * @param micros the median time of one operation in microseconds, agreed by all ranks (their maximum)
      * @param startNanos {@link System#nanoTime()} on this rank when its timed calls began
      * @param endNanos the same when they ended
+     * @param settleNanos how long the untimed calls before them took
      */
-    private record Timing(double micros, long startNanos, long endNanos) {
+    private record Timing(double micros, long startNanos, long endNanos, long settleNanos) {
         /** @return the same with half the time (a ping-pong's round trip as one message) */
         Timing half() {
-            return new Timing(micros / 2, startNanos, endNanos);
+            return new Timing(micros / 2, startNanos, endNanos, settleNanos);
         }
     }
 
-    /** @return the median time of {@code reps} timed calls after up to 50 untimed ones */
+    /**
+     * @return the median time of {@code reps} timed calls, after untimed ones until the JIT compilers of every rank
+     *     have settled ({@link #settle})
+     */
     private static Timing time(final Communicator world, final int reps, final Runnable op) {
-        for (int i = 0; i < Math.min(reps, 50); i++) {
-            op.run();
-        }
+        final long settled = settle(world, Math.min(reps, 50), op);
         final double[] t = new double[reps];
         final long start = System.nanoTime();
         for (int i = 0; i < reps; i++) {
@@ -174,7 +263,7 @@ final class CommBenchmark {
         final double[] median = {t[reps / 2]};
         final double[] max = new double[1];
         world.allreduce(median, max, 1, Datatype.DOUBLE, Op.MAX);
-        return new Timing(max[0], start, end);
+        return new Timing(max[0], start, end, settled);
     }
 
     /** Rank 0's lines of the table. */
@@ -189,8 +278,8 @@ final class CommBenchmark {
             System.out.printf(Locale.ROOT, "%-10s %10d B %12.1f us %s%n", op, bytes, micros, bw);
             if (windows) {
                 // System.nanoTime is CLOCK_MONOTONIC on Linux, the clock bench/c/placement.c prints
-                System.out.printf(Locale.ROOT, "# timed %s %d %.3f %.3f%n", op, bytes, timing.startNanos() / 1e9,
-                    timing.endNanos() / 1e9);
+                System.out.printf(Locale.ROOT, "# timed %s %d %.3f %.3f %.3f%n", op, bytes, timing.startNanos() / 1e9,
+                    timing.endNanos() / 1e9, timing.settleNanos() / 1e9);
             }
         }
     }
