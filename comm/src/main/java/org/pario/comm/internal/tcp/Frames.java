@@ -223,11 +223,9 @@ final class Frames {
     static ByteBuf dataFrom(final java.util.function.IntFunction<ByteBuf> directBuffer, final int context,
                             final int source, final int tag, final org.pario.datatypes.Memory memory,
                             final org.pario.datatypes.Datatype type, final long count, final int bytes) {
-        final String basic = MessageAccess.basicName(type);
-        final int header = dataHeaderBytes(basic);
-        final ByteBuf b = directBuffer.apply(header + bytes);
+        final ByteBuf b = dataHeaderFor(directBuffer, context, source, tag, type, bytes);
         try {
-            writeDataHeader(b, context, source, tag, basic, bytes);
+            final int header = b.writerIndex();
             org.pario.datatypes.Packer.pack(memory, memory.origin(), type, count,
                 org.pario.datatypes.DataRepresentation.NATIVE, 0, b.nioBuffer(header, bytes), 0, bytes);
             b.writerIndex(header + bytes);
@@ -236,6 +234,19 @@ final class Frames {
             b.release();
             throw e;
         }
+    }
+
+    /**
+     * A buffer for a whole DATA frame of {@code bytes} of data with only its header written: the data is to be
+     * packed after it (up to the writer index is the frame so far).
+     */
+    static ByteBuf dataHeaderFor(final java.util.function.IntFunction<ByteBuf> directBuffer, final int context,
+                                 final int source, final int tag, final org.pario.datatypes.Datatype type,
+                                 final int bytes) {
+        final String basic = MessageAccess.basicName(type);
+        final ByteBuf b = directBuffer.apply(dataHeaderBytes(basic) + bytes);
+        writeDataHeader(b, context, source, tag, basic, bytes);
+        return b;
     }
 
     /**

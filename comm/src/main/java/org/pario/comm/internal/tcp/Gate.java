@@ -59,30 +59,123 @@ final class Gate {
      * @param listener told of the write's outcome when it goes through Netty, and of a failed direct write
      */
     void write(final ByteBuf frame, final ChannelFutureListener listener) {
-        ChannelFuture outcome;
+        final ChannelFuture outcome;
         synchronized (this) {
-            outcome = writeDirectly(frame);
-            if (outcome == null) {
-                try {
-                    // always as a task, even on the event loop: a write made there at once would overtake writes
-                    // other threads queued before it, among them the rest of a frame the socket took only part of
-                    inNetty++;
-                    unwritten.incrementAndGet();
-                    channel.eventLoop().execute(
-                        () -> channel.writeAndFlush(frame).addListener(f -> done()).addListener(listener));
-                    return;
-                } catch (RejectedExecutionException e) {
-                    // the loop is shut down: the connection is gone
-                    done();
+            outcome = writeDirectlyOrQueue(frame, listener);
+        }
+        tell(listener, outcome);
+    }
+
+    /**
+     * Writes a frame whose data is filled in as it leaves: a piece is filled, written into the socket at once, and
+     * the next filled while the receiver reads it, so that the receiver's work overlaps this thread's instead of
+     * following all of it. Once the socket takes less than a piece, or where frames cannot be written directly,
+     * the rest is filled at once and goes as {@link #write} sends it. No other frame comes between the pieces.
+     *
+     * @param frame    a direct buffer whose bytes up to its writer index (the header) lead the frame
+     * @param end      the frame's writer index once filled
+     * @param piece    bytes filled and written at a time
+     * @param fill     fills the frame's bytes {@code [from, from + length)}; must not fail once the first piece has
+     *                 been written (the stream would be left with part of a frame)
+     * @param listener as {@link #write}'s
+     * @return whether the socket filled after the first piece had gone into it, so that the rest went through Netty
+     */
+    boolean writeFilling(final ByteBuf frame, final int end, final int piece, final Fill fill,
+                         final ChannelFutureListener listener) {
+        ChannelFuture outcome = null;
+        boolean filled = false;
+        synchronized (this) {
+            while (true) {
+                final int from = frame.writerIndex();
+                final boolean direct = canWriteDirectly() && frame.hasMemoryAddress();
+                final int length = direct ? Math.min(piece, end - from) : end - from;
+                fill.fill(frame, from, length);
+                frame.writerIndex(from + length);
+                if (!direct || frame.writerIndex() == end) {
+                    outcome = writeDirectlyOrQueue(frame, listener);
+                    break;
+                }
+                final IOException failed = writePart(frame);
+                if (failed != null) {
                     frame.release();
-                    outcome = channel.newFailedFuture(e);
+                    outcome = channel.newFailedFuture(failed);
+                    break;
+                }
+                if (frame.isReadable()) {
+                    // the socket is full: the rest goes through Netty as one
+                    filled = true;
+                    fill.fill(frame, frame.writerIndex(), end - frame.writerIndex());
+                    frame.writerIndex(end);
+                    outcome = writeDirectlyOrQueue(frame, listener);
+                    break;
                 }
             }
+        }
+        tell(listener, outcome);
+        return filled;
+    }
+
+    /** Fills part of a frame before it is written. */
+    @FunctionalInterface
+    interface Fill {
+        /** Fills {@code frame}'s bytes {@code [from, from + length)} (absolute indexes). */
+        void fill(ByteBuf frame, int from, int length);
+    }
+
+    /**
+     * Writes the frame into the socket if it may, else queues it (or its rest) to Netty (caller holds the lock).
+     *
+     * @return the outcome to tell the listener now, or null when Netty will
+     */
+    private ChannelFuture writeDirectlyOrQueue(final ByteBuf frame, final ChannelFutureListener listener) {
+        final ChannelFuture outcome = writeDirectly(frame);
+        if (outcome != null) {
+            return outcome;
+        }
+        try {
+            // always as a task, even on the event loop: a write made there at once would overtake writes
+            // other threads queued before it, among them the rest of a frame the socket took only part of
+            inNetty++;
+            unwritten.incrementAndGet();
+            channel.eventLoop().execute(
+                () -> channel.writeAndFlush(frame).addListener(f -> done()).addListener(listener));
+            return null;
+        } catch (RejectedExecutionException e) {
+            // the loop is shut down: the connection is gone
+            done();
+            frame.release();
+            return channel.newFailedFuture(e);
+        }
+    }
+
+    private static void tell(final ChannelFutureListener listener, final ChannelFuture outcome) {
+        if (outcome == null) {
+            return;
         }
         try {
             listener.operationComplete(outcome);
         } catch (Exception e) {
             throw new IllegalStateException(e);
+        }
+    }
+
+    /** @return whether a frame may go into the socket from the calling thread now (caller holds the lock) */
+    private boolean canWriteDirectly() {
+        return socket != null && inNetty == 0 && !closed && channel.isActive();
+    }
+
+    /**
+     * Writes what the socket takes of the frame's readable bytes, from the calling thread (caller holds the lock
+     * and has checked {@link #canWriteDirectly}).
+     *
+     * @return why the write failed, or null
+     */
+    private IOException writePart(final ByteBuf frame) {
+        try {
+            frame.skipBytes(socket.writeAddress(frame.memoryAddress(), frame.readerIndex(), frame.writerIndex()));
+            return null;
+        } catch (IOException e) {
+            return e;
         }
     }
 
@@ -94,7 +187,7 @@ final class Gate {
      */
     private ChannelFuture writeDirectly(final ByteBuf frame) {
         final boolean parts = !frame.hasMemoryAddress() && frame.nioBufferCount() > 1 && frame.isDirect();
-        if (socket == null || inNetty > 0 || closed || !frame.hasMemoryAddress() && !parts || !channel.isActive()) {
+        if (!canWriteDirectly() || !frame.hasMemoryAddress() && !parts) {
             return null;
         }
         try {
@@ -104,8 +197,10 @@ final class Gate {
                 frame.skipBytes((int) socket.writev(buffers, 0, Math.min(buffers.length, Limits.IOV_MAX),
                     Integer.MAX_VALUE));
             } else {
-                frame.skipBytes(socket.writeAddress(frame.memoryAddress(), frame.readerIndex(),
-                    frame.writerIndex()));
+                final IOException failed = writePart(frame);
+                if (failed != null) {
+                    throw failed;
+                }
             }
         } catch (IOException e) {
             frame.release();

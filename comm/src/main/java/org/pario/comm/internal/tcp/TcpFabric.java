@@ -64,8 +64,12 @@ import org.pario.comm.internal.Scratch;
 public final class TcpFabric extends Fabric implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(TcpFabric.class.getName());
     private static final AttributeKey<Integer> PEER = AttributeKey.valueOf("pario.peer");
-    /** Socket buffer size: loopback and data-centre links need MiBs in flight for full bandwidth. */
-    private static final int SOCKET_BUFFER = 4 << 20;
+    /**
+     * Socket buffer size ({@code -Dpario.socketBufferBytes}): loopback and data-centre links need MiBs in flight
+     * for full bandwidth. Smaller ones make sockets fill sooner (the tests of what happens then use that). Read when
+     * the fabric starts.
+     */
+    private final int socketBuffer = Math.max(4 << 10, Integer.getInteger("pario.socketBufferBytes", 4 << 20));
     private static final AttributeKey<Boolean> SAID_BYE = AttributeKey.valueOf("pario.bye");
     /** The congestion control a connection is to be given as it opens, when not the system's default. */
     private static final AttributeKey<String> CONGESTION_CONTROL = AttributeKey.valueOf("pario.congestion");
@@ -165,6 +169,10 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
     private final AtomicLong sentInPlace = new AtomicLong();
     /** Bytes of eager messages written to the sockets straight from the caller's memory ({@link #sendEagerInPlace}). */
     private final AtomicLong sentEagerInPlace = new AtomicLong();
+    /** Bytes of eager messages packed piece by piece as they were written ({@link #sendEagerInPieces}). */
+    private final AtomicLong sentEagerInPieces = new AtomicLong();
+    /** Such messages the rest of which went through Netty because the socket filled after their first piece. */
+    private final AtomicLong eagerPiecesFilledSocket = new AtomicLong();
     /** Bytes of message data packed piece by piece as the socket took them ({@link #sendPackedLate}). */
     private final AtomicLong packedLate = new AtomicLong();
     /** Receiver side, per peer: the eager message being unpacked into a posted receive as it arrives, or null. */
@@ -243,7 +251,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         try {
             final ServerBootstrap sb = new ServerBootstrap().group(group).channel(transport.serverChannel())
                 .childOption(ChannelOption.TCP_NODELAY, true)
-                .childOption(ChannelOption.SO_RCVBUF, SOCKET_BUFFER)
+                .childOption(ChannelOption.SO_RCVBUF, socketBuffer)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(final SocketChannel ch) {
@@ -398,7 +406,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
     private void connectAll(final TcpConfig config, final InetSocketAddress[] table) {
         final Bootstrap b = new Bootstrap().group(group).channel(transport.channel())
             .option(ChannelOption.TCP_NODELAY, true)
-            .option(ChannelOption.SO_SNDBUF, SOCKET_BUFFER)
+            .option(ChannelOption.SO_SNDBUF, socketBuffer)
             // only Gate.close closes these sockets (see there): never Netty on a failed write or read
             .option(ChannelOption.AUTO_CLOSE, false)
             .option(ChannelOption.ALLOW_HALF_CLOSURE, true)
@@ -502,6 +510,8 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
      * per peer. ({@code -Dpario.eagerCreditBytes})
      */
     static final long EAGER_CREDIT = Long.getLong("pario.eagerCreditBytes", 4L << 20);
+    /** A receiver returns credit once this much has been consumed: a quarter of the budget, one frame for many. */
+    private static final long CREDIT_RETURN = EAGER_CREDIT / 4;
     /**
      * Whether the sockets may read message data straight into receive memory that is one run of a direct buffer
      * ({@link InPlaceReads}; {@code -Dpario.inPlaceReads=false} turns it off).
@@ -571,6 +581,14 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
             sendEagerInPlace(worldDest, context, source, tag, type, region, bytes);
             return;
         }
+        // only when less than one return of credit is outstanding besides this message: the peer has consumed the
+        // earlier large messages and is likely waiting for this one (the credit of consumed small ones comes back
+        // only a quarter of the budget at a time, so some is always out)
+        if (bytes >= eagerPieceMin && eagerInFlight.get(worldDest) - cost(bytes) < CREDIT_RETURN && type.isContiguous()
+            && covers(memory, memory.origin() + type.lb(), bytes)) {
+            sendEagerInPieces(worldDest, context, source, tag, memory, type, count, (int) bytes);
+            return;
+        }
         // packed straight into one direct frame buffer, which a gate can write to the socket at once; a large one is
         // kept beyond the write (which releases it once) to serve a later message
         final ByteBuf frame;
@@ -619,6 +637,54 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
             written.join();
         } catch (java.util.concurrent.CompletionException e) {
             throw sendFailed(dest, bytes, e.getCause());
+        }
+    }
+
+    /**
+     * Smallest eager message from one run of memory other than a direct buffer (a heap array) packed in pieces as it
+     * leaves ({@code -Dpario.eagerPieceMinBytes}; above {@code pario.eagerMaxBytes} never), see {@link
+     * #sendEagerInPieces}. Pieces pay where the receiver waits idle for the message, and cost a little where both
+     * ranks send and receive at once: at 2 ranks a 1 MiB ping-pong of {@code double[]} took 171-181 µs a message in
+     * pieces against 205-210 packed whole, a 512 KiB one a few per cent less, but a 1 MiB alltoall (512 KiB each way)
+     * 167-170 µs a call against 163-164; hence more than 512 KiB. Messages sent while earlier ones to the same peer
+     * are still unconsumed there (a stream, such as a pipelined bcast's segments) go whole: a 16 MiB bcast of 1 MiB
+     * segments took 3.6-3.7 ms in pieces against 2.7 (docs/benchmarks.md).
+     */
+    private final long eagerPieceMin = Long.getLong("pario.eagerPieceMinBytes", (512 << 10) + 1);
+    /** The pieces of such a message ({@code -Dpario.eagerPieceBytes}). */
+    private final int eagerPiece = Math.max(4 << 10, Integer.getInteger("pario.eagerPieceBytes", 256 << 10));
+
+    /**
+     * Sends an eager message whose data is one run of memory the socket cannot read (a heap array) packed a piece
+     * at a time, each piece written into the socket as soon as it is packed: the receiver reads and unpacks one
+     * while this thread packs the next, where packing the whole message first kept the receiver idle until the last
+     * byte was packed. The pieces are still in the cache when the kernel copies them. The send returns once every
+     * piece is in the socket or handed to Netty, as a packed send does. Its credit was reserved by the caller; the
+     * memory holds the run ({@link #covers}), so packing a piece cannot fail once the first has left.
+     */
+    private void sendEagerInPieces(final int dest, final int context, final int source, final int tag,
+                                   final org.pario.datatypes.Memory memory, final org.pario.datatypes.Datatype type,
+                                   final long count, final int bytes) {
+        final ByteBuf frame;
+        try {
+            frame = Frames.dataHeaderFor(size -> direct(size, "send", bytes, dest, ""), context, source, tag, type,
+                bytes).retain();
+        } catch (RuntimeException e) {
+            eagerInFlight.addAndGet(dest, -cost(bytes));
+            throw e;
+        }
+        sentEagerInPieces.addAndGet(bytes);
+        final int header = frame.writerIndex();
+        final long origin = memory.origin();
+        final boolean filled = gate(outbound[dest]).writeFilling(frame, header + bytes, eagerPiece,
+            (f, from, length) -> org.pario.datatypes.Packer.pack(memory, origin, type, count,
+                org.pario.datatypes.DataRepresentation.NATIVE, from - header, f.nioBuffer(from, length), 0, length),
+            f -> {
+                spareBuffers.give(frame);
+                failedSend(dest, f);
+            });
+        if (filled) {
+            eagerPiecesFilledSocket.incrementAndGet();
         }
     }
 
@@ -1621,7 +1687,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
 
     /** An eager message from {@code peer} was consumed: return its credit, a quarter of the budget at a time. */
     private void consumed(final int peer, final long cost) {
-        if (creditToReturn.addAndGet(peer, cost) >= EAGER_CREDIT / 4 && !departed(peer) && !closed.get()) {
+        if (creditToReturn.addAndGet(peer, cost) >= CREDIT_RETURN && !departed(peer) && !closed.get()) {
             final long back = creditToReturn.getAndSet(peer, 0);
             if (back > 0) {
                 final Channel ch = outbound[peer];
@@ -1790,6 +1856,16 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
     /** @return how many bytes of eager messages were written straight from the caller's direct memory */
     public long bytesSentEagerInPlace() {
         return sentEagerInPlace.get();
+    }
+
+    /** @return how many bytes of eager messages were packed in pieces as they were written */
+    public long bytesSentEagerInPieces() {
+        return sentEagerInPieces.get();
+    }
+
+    /** @return how many eager messages sent in pieces filled their socket part way, their rest going through Netty */
+    public long eagerMessagesThatFilledTheSocket() {
+        return eagerPiecesFilledSocket.get();
     }
 
     /** @return bytes of collectives' messages packed piece by piece as the socket took them */
