@@ -197,10 +197,8 @@ final class Gate {
                 frame.skipBytes((int) socket.writev(buffers, 0, Math.min(buffers.length, Limits.IOV_MAX),
                     Integer.MAX_VALUE));
             } else {
-                final IOException failed = writePart(frame);
-                if (failed != null) {
-                    throw failed;
-                }
+                frame.skipBytes(socket.writeAddress(frame.memoryAddress(), frame.readerIndex(),
+                    frame.writerIndex()));
             }
         } catch (IOException e) {
             frame.release();

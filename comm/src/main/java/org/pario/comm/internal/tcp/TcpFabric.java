@@ -644,8 +644,8 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
      * Smallest eager message from one run of memory other than a direct buffer (a heap array) packed in pieces as it
      * leaves ({@code -Dpario.eagerPieceMinBytes}; above {@code pario.eagerMaxBytes} never), see {@link
      * #sendEagerInPieces}. Pieces pay where the receiver waits idle for the message, and cost a little where both
-     * ranks send and receive at once: at 2 ranks a 1 MiB ping-pong of {@code double[]} took 171-181 µs a message in
-     * pieces against 205-210 packed whole, a 512 KiB one a few per cent less, but a 1 MiB alltoall (512 KiB each way)
+     * ranks send and receive at once: at 2 ranks a 1 MiB ping-pong of {@code double[]} took 174-178 µs a message in
+     * pieces against 203-208 packed whole, a 512 KiB one a few per cent less, but a 1 MiB alltoall (512 KiB each way)
      * 167-170 µs a call against 163-164; hence more than 512 KiB. Messages sent while earlier ones to the same peer
      * are still unconsumed there (a stream, such as a pipelined bcast's segments) go whole: a 16 MiB bcast of 1 MiB
      * segments took 3.6-3.7 ms in pieces against 2.7 (docs/benchmarks.md).
