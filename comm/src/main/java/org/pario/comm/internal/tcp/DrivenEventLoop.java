@@ -93,6 +93,16 @@ final class DrivenEventLoop extends AbstractScheduledEventExecutor implements Io
      */
     private static final long CROWDED_NANOS = Long.getLong("pario.crowdedPollNanos", 200_000L);
     /**
+     * The longest a crowded waiter yields before it sleeps ({@code -Dpario.crowdedPollMaxNanos}, default 1 ms): its
+     * window is half as long again as the longest of its recent waits, at least {@link #CROWDED_NANOS}. A wait as long
+     * as the window often ended asleep and paid a wake-up: a 4-rank 1 MiB ping-pong of direct buffers took 341-348 µs
+     * a round trip with 200 µs windows and 238-247 with 1 ms, but fixed 1 ms windows slowed the 8 B ping-pong, whose
+     * waits are short, by a few per cent (docs/benchmarks.md).
+     */
+    private static final long CROWDED_MAX_NANOS = Long.getLong("pario.crowdedPollMaxNanos", 1_000_000L);
+    /** The longest recent wait that ended with its future done, decaying by an eighth with each later one. */
+    private volatile long recentWaitNanos;
+    /**
      * The longest a waiter drives the loop in one go while events keep coming (its time counts from the last event,
      * see {@link #driveUntil}): long enough for a large message to arrive whole, short enough that a timed wait
      * on a busy rank still gets to block on its own deadline.
@@ -202,7 +212,8 @@ final class DrivenEventLoop extends AbstractScheduledEventExecutor implements Io
         try {
             // takes the loop from the background thread if it blocks in the poll (a no-op when nobody blocks)
             handler.wakeup();
-            final long pollNanos = crowded ? CROWDED_NANOS : TIGHT_NANOS;
+            final long pollNanos = !crowded ? TIGHT_NANOS : CROWDED_NANOS <= 0 ? 0
+                : Math.max(CROWDED_NANOS, Math.min(CROWDED_MAX_NANOS, recentWaitNanos + recentWaitNanos / 2));
             // when the last pass handled an event: the windows for polling and for driving count from there, so a
             // waiter whose message arrives in pieces (a large one, read as the sender writes it) keeps polling
             // until it is complete instead of sleeping between pieces and being woken for each
@@ -251,6 +262,8 @@ final class DrivenEventLoop extends AbstractScheduledEventExecutor implements Io
         } finally {
             if (done) {
                 lastWaitEnded = System.nanoTime();
+                final long recent = recentWaitNanos;
+                recentWaitNanos = Math.max(lastWaitEnded - begin, recent - recent / 8);
             } else {
                 handedBack = true;
             }
