@@ -574,7 +574,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
                 ? memory.directRegion(memory.origin() + type.lb(), (int) bytes, false) : null;
         } catch (RuntimeException e) {
             // nothing was sent: the credit it reserved is not spent
-            eagerInFlight.addAndGet(worldDest, -cost(bytes));
+            unreserveCredit(worldDest, cost(bytes));
             throw e;
         }
         if (region != null) {
@@ -597,7 +597,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
                 memory, type, count, (int) bytes).retain();
         } catch (RuntimeException e) {
             // nothing was sent: the credit it reserved is not spent
-            eagerInFlight.addAndGet(worldDest, -cost(bytes));
+            unreserveCredit(worldDest, cost(bytes));
             throw e;
         }
         write(worldDest, frame, f -> {
@@ -670,7 +670,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
             frame = Frames.dataHeaderFor(size -> direct(size, "send", bytes, dest, ""), context, source, tag, type,
                 bytes).retain();
         } catch (RuntimeException e) {
-            eagerInFlight.addAndGet(dest, -cost(bytes));
+            unreserveCredit(dest, cost(bytes));
             throw e;
         }
         sentEagerInPieces.addAndGet(bytes);
@@ -815,8 +815,13 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         if (eagerInFlight.addAndGet(dest, cost) <= EAGER_CREDIT) {
             return true;
         }
-        eagerInFlight.addAndGet(dest, -cost);
+        unreserveCredit(dest, cost);
         return false;
+    }
+
+    /** Gives back credit reserved for a message that was not sent. */
+    private void unreserveCredit(final int dest, final long cost) {
+        eagerInFlight.addAndGet(dest, -cost);
     }
 
     /**
