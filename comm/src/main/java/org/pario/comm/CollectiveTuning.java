@@ -55,12 +55,17 @@ package org.pario.comm;
  *                               of one, so where every rank has a core of its own and the network's latency counts
  *                               more than the number of messages, 0 (off) may serve better
  * @param alltoallLinearMaxBytes the most bytes of blocks, over all ranks ({@code n * n} blocks), that go through rank 0
+ * @param promptWaitMaxBytes     up to this size, a rank that waits for a message its sender sends as soon as it enters
+ *                               the call (a linear bcast's or scatter's root) keeps its core for a few microseconds
+ *                               before it yields, where ranks outnumber cores ({@code -Dpario.crowdedSpinNanos}):
+ *                               such a message is due within them. A larger one takes longer to copy than the wait
+ *                               lasts (4 ranks on 2 cores, 64 KiB bcast 26.3-27.1 µs against 25.8-25.9 without)
  */
 public record CollectiveTuning(long allreduceLargeMinBytes, long bcastLinearMaxRanks, long bcastLinearMaxBytes,
                                long bcastPipelineMinBytes, long bcastSegmentBytes, long alltoallAllAtOnceMaxBytes,
                                long allreduceSegmentMaxRanks, long allreduceSegmentBytes, long barrierLinearMaxRanks,
                                long allreduceLinearMaxRanks, long allreduceLinearMaxBytes, long alltoallLinearMaxRanks,
-                               long alltoallLinearMaxBytes) {
+                               long alltoallLinearMaxBytes, long promptWaitMaxBytes) {
     /** The defaults, with any system-property overrides applied. */
     public static final CollectiveTuning DEFAULT = new CollectiveTuning(
         Long.getLong("pario.tuning.allreduceLargeMinBytes", 512 * 1024L),
@@ -75,5 +80,6 @@ public record CollectiveTuning(long allreduceLargeMinBytes, long bcastLinearMaxR
         Long.getLong("pario.tuning.allreduceLinearMaxRanks", 4),
         Long.getLong("pario.tuning.allreduceLinearMaxBytes", 64L << 10),
         Long.getLong("pario.tuning.alltoallLinearMaxRanks", 4),
-        Long.getLong("pario.tuning.alltoallLinearMaxBytes", 64L << 10));
+        Long.getLong("pario.tuning.alltoallLinearMaxBytes", 64L << 10),
+        Long.getLong("pario.tuning.promptWaitMaxBytes", 4L << 10));
 }

@@ -185,6 +185,18 @@ final class Collectives {
         return irecv(c, m, count, type, source, tag).join();
     }
 
+    /**
+     * {@link #recv} of a message that its sender sends as soon as it enters the call, needing nothing from other ranks
+     * first (a linear broadcast's or scatter's root), so the wait keeps its core for a few microseconds before it
+     * hands it on where ranks outnumber cores ({@link Request#sentPromptly}).
+     */
+    private static Status recvSentPromptly(final Communicator c, final Memory m, final long count,
+                                           final Datatype type, final int source, final int tag) {
+        final Request<Status> r = c.irecvOn(c.collectiveContext, m, count, type, source, tag);
+        final boolean small = type.size() == 0 || count <= CollectiveTuning.DEFAULT.promptWaitMaxBytes() / type.size();
+        return new Pending(c, small ? r.sentPromptly() : r, source, tag).join();
+    }
+
     private static Pending irecv(final Communicator c, final Memory m, final long count, final Datatype type,
                                  final int source, final int tag) {
         return new Pending(c, c.irecvOn(c.collectiveContext, m, count, type, source, tag), source, tag);
@@ -262,6 +274,15 @@ final class Collectives {
      */
     static void bcast(final Communicator c, final int seq, final Object buf, final long count, final Datatype type,
                       final int root) {
+        bcast(c, seq, buf, count, type, root, true);
+    }
+
+    /**
+     * @param rootAtWork whether the root enters the call with its data ready, so that a linear bcast's messages are
+     *                   sent as soon as it does; not so for a result the root computes from the others' data first
+     */
+    private static void bcast(final Communicator c, final int seq, final Object buf, final long count,
+                              final Datatype type, final int root, final boolean rootAtWork) {
         Checks.count("count", count);
         final Memory m = memory("buf", buf);
         final int n = c.size();
@@ -278,7 +299,11 @@ final class Collectives {
                 }
                 sends.joinAll();
             } else {
-                recv(c, m, count, type, root, tag(seq, 0));
+                if (rootAtWork) {
+                    recvSentPromptly(c, m, count, type, root, tag(seq, 0));
+                } else {
+                    recv(c, m, count, type, root, tag(seq, 0));
+                }
             }
             return;
         }
@@ -484,7 +509,7 @@ final class Collectives {
                 throw ParioException.argument("scatter: IN_PLACE is only allowed as the root's receive buffer");
             }
             Checks.count("recvcount", recvcount);
-            recv(c, memory("recvbuf", recvbuf), recvcount, recvtype, root, tag(seq, 0));
+            recvSentPromptly(c, memory("recvbuf", recvbuf), recvcount, recvtype, root, tag(seq, 0));
             return;
         }
         final int n = c.size();
@@ -965,7 +990,7 @@ final class Collectives {
             if (result == null) {
                 result = c.state.scratch.take(length);
             }
-            bcast(c, seq, result, length, Datatype.BYTE, 0);
+            bcast(c, seq, result, length, Datatype.BYTE, 0, false);
         } else if (own.length >= CollectiveTuning.DEFAULT.allreduceLargeMinBytes()) {
             result = rabenseifner(c, seq, own, e, op);
         } else {

@@ -24,11 +24,28 @@ public final class Request<T> {
     private final Executor completion;
     /** The transport whose messages complete the operation, or null: how {@link #join()} waits before blocking. */
     private final Fabric fabric;
+    /** Whether the awaited message's sender is at work on it already ({@link #sentPromptly}). */
+    private final boolean prompt;
 
     Request(final CompletableFuture<T> future, final Executor completion, final Fabric fabric) {
+        this(future, completion, fabric, false);
+    }
+
+    private Request(final CompletableFuture<T> future, final Executor completion, final Fabric fabric,
+                    final boolean prompt) {
         this.future = future;
         this.completion = completion;
         this.fabric = fabric;
+        this.prompt = prompt;
+    }
+
+    /**
+     * @return this operation, waited for as one whose message its sender sends as soon as it enters the call, needing
+     *     nothing from other ranks first (a linear broadcast's root): {@link Fabric#waitBriefly(CompletableFuture,
+     *     boolean)}
+     */
+    Request<T> sentPromptly() {
+        return new Request<>(future, completion, fabric, true);
     }
 
     /**
@@ -56,7 +73,7 @@ public final class Request<T> {
      */
     public T join() {
         try {
-            return Waits.await(future, fabric);
+            return Waits.await(future, fabric, prompt);
         } catch (CompletionException e) {
             throw unwrap(e.getCause());
         }
@@ -72,7 +89,7 @@ public final class Request<T> {
      */
     public T join(final long timeout, final TimeUnit unit) {
         try {
-            Waits.spin(future, fabric);
+            Waits.spin(future, fabric, prompt);
             return future.get(timeout, unit);
         } catch (ExecutionException e) {
             throw unwrap(e.getCause());

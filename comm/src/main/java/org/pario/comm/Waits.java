@@ -16,16 +16,24 @@ final class Waits {
      * @return its result
      */
     static <T> T await(final CompletableFuture<T> f, final Fabric fabric) {
-        spin(f, fabric);
+        return await(f, fabric, false);
+    }
+
+    /**
+     * @param prompt whether the awaited message's sender is at work on it already (see {@link Fabric#waitBriefly(
+     *               CompletableFuture, boolean)})
+     */
+    static <T> T await(final CompletableFuture<T> f, final Fabric fabric, final boolean prompt) {
+        spin(f, fabric, prompt);
         return f.join();
     }
 
     /** Returns when {@code f} is done or the brief wait is over, whichever comes first. */
-    static void spin(final CompletableFuture<?> f, final Fabric fabric) {
+    static void spin(final CompletableFuture<?> f, final Fabric fabric, final boolean prompt) {
         if (fabric == null) {
             Waiting.yieldUntil(f);
         } else {
-            fabric.waitBriefly(f);
+            fabric.waitBriefly(f, prompt);
         }
     }
 }

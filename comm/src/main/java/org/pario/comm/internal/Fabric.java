@@ -52,6 +52,19 @@ public abstract class Fabric {
         Waiting.yieldUntil(f);
     }
 
+    /**
+     * {@link #waitBriefly(CompletableFuture)}, knowing whether the awaited message's sender is at work on it already,
+     * needing nothing from other ranks first (a linear broadcast's root): where ranks outnumber cores, the sender then
+     * holds a core and the message is due within microseconds, so the waiter is better off keeping its own core for
+     * that long than handing it to a rank that does not owe it anything. Here the same as without.
+     *
+     * @param f      a message operation's future
+     * @param prompt whether the sender is at work on the message already
+     */
+    public void waitBriefly(final CompletableFuture<?> f, final boolean prompt) {
+        waitBriefly(f);
+    }
+
     /** @return the endpoint of a world rank that lives in this process */
     public abstract Endpoint endpoint(int worldRank);
 

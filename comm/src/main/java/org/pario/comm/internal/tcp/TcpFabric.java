@@ -448,8 +448,13 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
      */
     @Override
     public void waitBriefly(final CompletableFuture<?> f) {
+        waitBriefly(f, false);
+    }
+
+    @Override
+    public void waitBriefly(final CompletableFuture<?> f, final boolean prompt) {
         if (group instanceof DrivenEventLoop loop) {
-            loop.driveUntil(f, DRIVE_NANOS, crowded);
+            loop.driveUntil(f, DRIVE_NANOS, crowded, prompt);
         } else {
             super.waitBriefly(f);
         }

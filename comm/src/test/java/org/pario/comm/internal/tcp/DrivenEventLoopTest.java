@@ -17,6 +17,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The event loop that waiting threads drive: tasks and timers run whether or not anyone waits, a waiting thread
@@ -70,7 +72,7 @@ class DrivenEventLoopTest {
                 inside.decrementAndGet();
             }));
             submitter.start();
-            loop.driveUntil(ranOn, TimeUnit.SECONDS.toNanos(1), false);
+            loop.driveUntil(ranOn, TimeUnit.SECONDS.toNanos(1), false, false);
             final Thread t = ranOn.get(10, TimeUnit.SECONDS);
             submitter.join();
             if (t == waiter) {
@@ -82,8 +84,10 @@ class DrivenEventLoopTest {
         assertTrue(onWaiter.get() > 0, "no task ran on the waiting thread in " + rounds + " rounds");
     }
 
-    @Test
-    void aWaiterSleepingInThePollWakesForATask() throws Exception {
+    /** Prompt or not (a crowded waiter that first keeps its core for a few µs), it goes on to yield, then sleep. */
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void aWaiterSleepingInThePollWakesForATask(final boolean prompt) throws Exception {
         final CompletableFuture<Thread> ranOn = new CompletableFuture<>();
         final Thread waiter = Thread.currentThread();
         final long start = System.nanoTime();
@@ -97,7 +101,7 @@ class DrivenEventLoopTest {
         });
         submitter.start();
         // sleeps in the poll for up to 30 s unless the task's wake-up reaches it
-        loop.driveUntil(ranOn, TimeUnit.SECONDS.toNanos(30), true);
+        loop.driveUntil(ranOn, TimeUnit.SECONDS.toNanos(30), true, prompt);
         final long waitedMillis = (System.nanoTime() - start) / 1_000_000;
         submitter.join();
         assertTrue(ranOn.isDone());
@@ -110,7 +114,7 @@ class DrivenEventLoopTest {
         final CompletableFuture<String> outcome = new CompletableFuture<>();
         loop.execute(() -> {
             try {
-                loop.driveUntil(new CompletableFuture<>(), TimeUnit.MILLISECONDS.toNanos(5), false);
+                loop.driveUntil(new CompletableFuture<>(), TimeUnit.MILLISECONDS.toNanos(5), false, false);
                 outcome.complete("returned");
             } catch (RuntimeException e) {
                 outcome.complete(e.toString());
@@ -121,7 +125,7 @@ class DrivenEventLoopTest {
 
     @Test
     void aWaitThatGivesUpHandsTheLoopBack() throws Exception {
-        loop.driveUntil(new CompletableFuture<>(), TimeUnit.MILLISECONDS.toNanos(2), false);
+        loop.driveUntil(new CompletableFuture<>(), TimeUnit.MILLISECONDS.toNanos(2), false, false);
         final CountDownLatch ran = new CountDownLatch(1);
         final CompletableFuture<Thread> ranOn = new CompletableFuture<>();
         loop.execute(() -> {
@@ -159,13 +163,13 @@ class DrivenEventLoopTest {
                 }
             };
             sliding.schedule(link[0], 2, TimeUnit.MILLISECONDS);
-            sliding.driveUntil(new CompletableFuture<>(), window, false);
+            sliding.driveUntil(new CompletableFuture<>(), window, false, false);
             chaining.set(false);
             // without sliding it would leave after its window, having run twenty or so of them
             assertTrue(onWaiter.get() >= 60, "the waiter ran only " + onWaiter.get() + " events itself");
             // no events: it leaves after its window
             final long quiet = System.nanoTime();
-            sliding.driveUntil(new CompletableFuture<>(), window, false);
+            sliding.driveUntil(new CompletableFuture<>(), window, false, false);
             final long waited = System.nanoTime() - quiet;
             assertTrue(waited >= window && waited < TimeUnit.SECONDS.toNanos(5), "waited " + waited + " ns");
             // events without end: it leaves at the overall limit all the same
@@ -178,7 +182,7 @@ class DrivenEventLoopTest {
             };
             sliding.schedule(endless[0], 1, TimeUnit.MILLISECONDS);
             final long busy = System.nanoTime();
-            sliding.driveUntil(new CompletableFuture<>(), window, false);
+            sliding.driveUntil(new CompletableFuture<>(), window, false, false);
             final long drove = System.nanoTime() - busy;
             feeding.set(false);
             assertTrue(drove >= driveLimit && drove < TimeUnit.SECONDS.toNanos(5), "drove " + drove + " ns");
@@ -196,7 +200,7 @@ class DrivenEventLoopTest {
         assertTrue(last.get(1, TimeUnit.SECONDS), "a task submitted before the shutdown ran");
         assertThrows(RejectedExecutionException.class, () -> loop.execute(() -> { }));
         final CompletableFuture<Void> never = new CompletableFuture<>();
-        loop.driveUntil(never, TimeUnit.MILLISECONDS.toNanos(1), false);
+        loop.driveUntil(never, TimeUnit.MILLISECONDS.toNanos(1), false, false);
         assertFalse(never.isDone());
     }
 
@@ -247,7 +251,7 @@ class DrivenEventLoopTest {
         final CountDownLatch driving = new CountDownLatch(1);
         final Thread waiter = new Thread(() -> {
             driving.countDown();
-            quiet.driveUntil(release, TimeUnit.SECONDS.toNanos(20), false);
+            quiet.driveUntil(release, TimeUnit.SECONDS.toNanos(20), false, false);
         }, "waiter");
         waiter.start();
         assertTrue(driving.await(10, TimeUnit.SECONDS));
