@@ -1037,7 +1037,8 @@ final class Collectives {
      * on the type, the count and the rank count only). Blocks are cut on whole elements, and each is reduced on
      * one rank and copied from there, so every rank holds the same bits. Up to
      * {@link CollectiveTuning#allreduceSegmentMaxRanks()} ranks, every exchange goes in pieces, each combined as
-     * soon as it is in.
+     * soon as it is in. Blocks sent from a direct buffer go through {@link #sendInPlace}, so the transport may write
+     * large ones from there instead of packing them; they are joined before the call returns.
      */
     private static void directRabenseifner(final Communicator c, final int seq, final Object sendbuf,
                                            final Object recvbuf, final long count, final Datatype type, final Op op) {
@@ -1091,6 +1092,8 @@ final class Collectives {
         final Pending[][] gathered = postAllgather(c, seq, out, start, type, segment);
         final Pieces firstGiven = new Pieces(c, in.at(start[first.giveLo] * size),
             start[first.giveHi] - start[first.giveLo], type, segment, firstPartner, tag(seq, 60));
+        final java.util.List<Pieces> allGiven = new java.util.ArrayList<>();
+        allGiven.add(firstGiven);
         // the partner's pieces are combined as they come in; as bytes, the kept half is packed a chunk at a time
         // beside them, combined while still in the cache, and with two ranks goes straight on into the receive buffer
         if (inArrays) {
@@ -1108,6 +1111,7 @@ final class Collectives {
                 tag(seq, step));
             final Pieces given = new Pieces(c, Memory.ofObject(acc).at((start[h.giveLo] - base) * size),
                 start[h.giveHi] - start[h.giveLo], type, segment, partner, tag(seq, step));
+            allGiven.add(given);
             if (inArrays) {
                 final int accFirst = (int) (start[h.keepLo] - base);
                 combineInArrays(pieces, incoming, keep, segment, type, op, acc, accFirst, mask == 1 ? outArray : acc,
@@ -1127,6 +1131,7 @@ final class Collectives {
             final Pending[] pieces = gathered[step - 92];
             final Pieces given = new Pieces(c, out.at(start[lo] * size), start[hi] - start[lo], type, segment,
                 partner, tag(seq, step));
+            allGiven.add(given);
             for (int k = 0; k < pieces.length; k++) {
                 given.sendAhead(k);
                 pieces[k].join();
@@ -1134,6 +1139,9 @@ final class Collectives {
             given.sendRest();
             lo = Math.min(lo, t.lo);
             hi = Math.max(hi, t.hi);
+        }
+        for (final Pieces given : allGiven) {
+            given.joinSent();
         }
     }
 
@@ -1202,6 +1210,13 @@ final class Collectives {
         private final int tag;
         private final int ahead;
         private int sent;
+        /**
+         * Whether {@link #from} is a direct buffer, whose pieces the transport may write from there instead of packing
+         * them (the caller joins them before it returns, {@link #joinSent}); arrays are packed as any send's data.
+         */
+        private final boolean fromDirect;
+        /** The sends that may still read {@link #from}. */
+        private final java.util.List<Pending> sends = new java.util.ArrayList<>();
 
         Pieces(final Communicator c, final Memory from, final long count, final Datatype type, final long segment,
                final int partner, final int tag) {
@@ -1213,6 +1228,7 @@ final class Collectives {
             this.partner = partner;
             this.tag = tag;
             this.ahead = (int) Math.max(1, PIECES_AHEAD_BYTES / Math.max(1, segment * type.size()));
+            this.fromDirect = from.directRegion(from.origin(), 0, false) != null;
             sendAhead(0);
         }
 
@@ -1222,8 +1238,18 @@ final class Collectives {
             final long until = Math.min(pieces, (long) received + ahead);
             for (; sent < until; sent++) {
                 final long first = sent * segment;
-                send(c, from.at(first * type.size()), Math.min(segment, count - first), type, partner, tag);
+                if (fromDirect) {
+                    sends.add(sendInPlace(c, from.at(first * type.size()), Math.min(segment, count - first), type,
+                        partner, tag));
+                } else {
+                    send(c, from.at(first * type.size()), Math.min(segment, count - first), type, partner, tag);
+                }
             }
+        }
+
+        /** Waits until no send of this block reads its memory any more. */
+        void joinSent() {
+            joinAll(sends.toArray(new Pending[0]));
         }
 
         /** Sends every piece not sent yet: the partner's are all in. */

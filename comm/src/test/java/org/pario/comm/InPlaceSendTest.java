@@ -18,10 +18,10 @@ import org.pario.datatypes.Memory;
 
 /**
  * Over TCP (epoll and NIO), collectives send large blocks of direct buffers by rendezvous straight from the
- * caller's memory (here from 2 MiB, so that messages of a few MiB test it; by default from 32 MiB), with no
- * packing. Every receiver must get exactly the blocks it would have got from packed sends, whatever memory it
- * receives into; the send buffers must keep their bytes; and a receiver that leaves before it asks for the data must
- * fail the sender, not leave it waiting.
+ * caller's memory (here from 2 MiB, so that messages of a few MiB test it; by default from 32 MiB, or 2 MiB where
+ * ranks outnumber cores), with no packing. Every receiver must get exactly the blocks it would have got from packed
+ * sends, whatever memory it receives into; the send buffers must keep their bytes; and a receiver that leaves before
+ * it asks for the data must fail the sender, not leave it waiting.
  */
 @Timeout(180)
 class InPlaceSendTest {
@@ -190,10 +190,52 @@ class InPlaceSendTest {
         }));
     }
 
-    /** By default a message of a few MiB is packed (its sender's call then need not wait), one of 32 MiB is not. */
+    /**
+     * Rabenseifner's allreduce of direct buffers on 4 ranks sends the half it gives away from the send buffer and the
+     * allgather's blocks from the receive buffer in place (8 and 4 MiB here); the half it keeps goes on packed from
+     * the heap. Every rank gets every exact sum, the send buffer keeps its bytes, and {@code IN_PLACE}, where the
+     * blocks sent from the buffer are the ones later overwritten by the allgather, gives the same.
+     */
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.EnumSource(value = Transport.class, names = {"TCP", "TCP_NIO"})
+    void aLargeAllreduceOfDirectBuffersSendsItsBlocksInPlace(final Transport transport) {
+        final int n = 4;
+        // 2 MiB + 8 per block: the blocks differ by one element
+        final int count = 4 * 262144 + 3;
+        inPlaceFrom2MiB(() -> transport.call(n, world -> {
+            final int me = world.rank();
+            final long before = sentInPlace(world);
+            final ByteBuffer operand = direct(me, count, 8);
+            final ByteBuffer sums = ByteBuffer.allocateDirect(8 * count).order(ByteOrder.nativeOrder());
+            world.allreduce(Memory.of(operand).at(8), Memory.of(sums), count, Datatype.DOUBLE, Op.SUM);
+            assertUnchanged(operand, me, count, 8);
+            final ByteBuffer both = direct(me, count, 0);
+            world.allreduce(Communicator.IN_PLACE, both, count, Datatype.DOUBLE, Op.SUM);
+            for (int i = 0; i < count; i++) {
+                double expected = 0;
+                for (int r = 0; r < n; r++) {
+                    expected += value(r, i);
+                }
+                // the message is built only for a mismatch
+                if (expected != sums.getDouble(8 * i) || expected != both.getDouble(8 * i)) {
+                    assertEquals(expected, sums.getDouble(8 * i), "sum " + i);
+                    assertEquals(expected, both.getDouble(8 * i), "sum " + i + " in place");
+                }
+            }
+            assertTrue(sentInPlace(world) > before, "rank " + me + " sent its blocks in place");
+            return null;
+        }));
+    }
+
+    /**
+     * By default, where ranks do not outnumber cores, a message of a few MiB is packed (its sender's call then need
+     * not wait), one of 32 MiB is not. (The crowded threshold is set to the same here, so that a host of one core
+     * gives the same answer.)
+     */
     @Test
     void byDefaultOnlyVeryLargeMessagesGoInPlace() {
-        RendezvousTest.withSharedMemory(false, () -> Transport.TCP.call(2, world -> {
+        Transport.withProperty("pario.crowdedSendInPlaceMinBytes", Integer.toString(32 << 20), () ->
+            RendezvousTest.withSharedMemory(false, () -> Transport.TCP.call(2, world -> {
             final int me = world.rank();
             final long[] sent = new long[4];
             int k = 0;
@@ -211,6 +253,38 @@ class InPlaceSendTest {
                 assertEquals(0, sent[0], "512 KiB, eager: packed");
                 assertEquals(0, sent[1], "3 MiB + 8, rendezvous: packed");
                 assertEquals(32L << 20, sent[2], "32 MiB, rendezvous: in place");
+            }
+            return null;
+        })));
+    }
+
+    /**
+     * Where ranks outnumber cores (one rank more than this host has), a message of 2 MiB or more goes in place by
+     * default, one below stays packed.
+     */
+    @Test
+    void whereRanksOutnumberCoresMessagesFrom2MiBGoInPlace() {
+        final int n = Runtime.getRuntime().availableProcessors() + 1;
+        org.junit.jupiter.api.Assumptions.assumeTrue(n <= 9, "a test host of at most 8 cores");
+        RendezvousTest.withSharedMemory(false, () -> Transport.TCP.call(n, world -> {
+            final int me = world.rank();
+            final long[] sent = new long[2];
+            int k = 0;
+            for (final int count : new int[] {262143, 262144}) {
+                final long before = sentInPlace(world);
+                final ByteBuffer mine = direct(me, count, 0);
+                final double[] all = me == 0 ? new double[count * n] : null;
+                world.gather(mine, count, Datatype.DOUBLE, all, count, Datatype.DOUBLE, 0);
+                if (me == 0) {
+                    for (int r = 0; r < n; r++) {
+                        assertValues(r, all, r * count, count, 0, "gather of " + count + " from rank " + r);
+                    }
+                }
+                sent[k++] = sentInPlace(world) - before;
+            }
+            if (me != 0) {
+                assertEquals(0, sent[0], "2 MiB - 8, rendezvous: packed");
+                assertEquals(2L << 20, sent[1], "2 MiB: in place");
             }
             return null;
         }));

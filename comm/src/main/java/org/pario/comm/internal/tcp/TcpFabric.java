@@ -710,6 +710,14 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
      */
     private final long sendInPlaceMin = Math.max(EAGER_MAX + 1,
         Long.getLong("pario.sendInPlaceMinBytes", 32L << 20));
+    /**
+     * The same where this host runs more ranks than it has cores ({@code -Dpario.crowdedSendInPlaceMinBytes}): CPU
+     * time is then what the ranks are short of, and a copy saved counts for more than the wait (4 ranks on 2 cores,
+     * direct buffers, from 2 MiB against 32: a 16 MiB alltoall, 4 MiB a message, 9.1-10.0 ms a call against 12.1, a
+     * 64 MiB one 44.2-51.7 against 60.0-63.3, a 16 MiB gather 12.7-12.8 against 14.0-14.3).
+     */
+    private final long crowdedSendInPlaceMin = Math.max(EAGER_MAX + 1,
+        Long.getLong("pario.crowdedSendInPlaceMinBytes", 2L << 20));
 
     /**
      * A message of at least {@code -Dpario.sendInPlaceMinBytes} whose data is one run of a direct buffer goes by
@@ -728,7 +736,8 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
             && type.isContiguous();
         final long from = memory.origin() + type.lb();
         // a run beyond what one buffer can address is never one direct buffer either
-        final ByteBuffer region = !oneRunOverTcp || bytes < sendInPlaceMin || bytes > Integer.MAX_VALUE ? null
+        final ByteBuffer region = !oneRunOverTcp || bytes < (crowded ? crowdedSendInPlaceMin : sendInPlaceMin)
+            || bytes > Integer.MAX_VALUE ? null
             : memory.directRegion(from, (int) bytes, false);
         if (region == null) {
             if (oneRunOverTcp && bytes >= packLateMin && covers(memory, from, bytes)) {
