@@ -1092,7 +1092,7 @@ final class Collectives {
         final Pending[][] gathered = postAllgather(c, seq, out, start, type, segment);
         final Pieces firstGiven = new Pieces(c, in.at(start[first.giveLo] * size),
             start[first.giveHi] - start[first.giveLo], type, segment, firstPartner, tag(seq, 60));
-        final java.util.List<Pieces> allGiven = new java.util.ArrayList<>();
+        final List<Pieces> allGiven = new ArrayList<>();
         allGiven.add(firstGiven);
         // the partner's pieces are combined as they come in; as bytes, the kept half is packed a chunk at a time
         // beside them, combined while still in the cache, and with two ranks goes straight on into the receive buffer
@@ -1216,7 +1216,7 @@ final class Collectives {
          */
         private final boolean fromDirect;
         /** The sends that may still read {@link #from}. */
-        private final java.util.List<Pending> sends = new java.util.ArrayList<>();
+        private final List<Pending> sends = new ArrayList<>();
 
         Pieces(final Communicator c, final Memory from, final long count, final Datatype type, final long segment,
                final int partner, final int tag) {
