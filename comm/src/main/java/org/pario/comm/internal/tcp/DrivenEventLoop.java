@@ -40,7 +40,9 @@ import io.netty.util.internal.ThreadExecutorMap;
  * <p>A waiter first polls without blocking for {@code -Dpario.tightPollNanos}, then sleeps in the poll itself
  * until its message, a task or another waiter wakes it, or its time is over. Where ranks outnumber cores it yields
  * its core between polls instead, for a window that follows its recent waits ({@link #CROWDED_MAX_NANOS}), as a
- * tight poll would keep the sender off the core and sleeping at once would cost a wake-up per message. While a message is part way through a connection,
+ * tight poll would keep the sender off the core and sleeping at once would cost a wake-up per message; only a waiter
+ * whose sender is at work on the message already keeps its core a few microseconds first ({@link
+ * #CROWDED_SPIN_NANOS}). While a message is part way through a connection,
  * both windows, and the waiter's time, count from the last event it handled: a large message arrives in pieces,
  * and a receiver that slept between them was woken for each (plain Java sockets that poll move 16 MiB between two
  * JVMs in 2.5-2.6 ms, as the C stacks do, and in 3.2-3.4 when they block; a Pario 16 MiB exchange went from 4.1-4.3
