@@ -186,15 +186,16 @@ final class Collectives {
     }
 
     /**
-     * {@link #recv} of a message that its sender sends as soon as it enters the call, needing nothing from other ranks
-     * first (a linear broadcast's or scatter's root), so the wait keeps its core for a few microseconds before it
-     * hands it on where ranks outnumber cores ({@link Request#sentPromptly}).
+     * {@link #recv} of a root's message. When the root sends it as soon as it enters the call ({@code rootAtWork}:
+     * a linear broadcast's or scatter's root, needing nothing from other ranks first) and it is small, the wait keeps
+     * its core for a few microseconds before it hands it on where ranks outnumber cores ({@link Request#sentPromptly}).
      */
-    private static Status recvSentPromptly(final Communicator c, final Memory m, final long count,
-                                           final Datatype type, final int source, final int tag) {
-        final Request<Status> r = c.irecvOn(c.collectiveContext, m, count, type, source, tag);
-        final boolean small = type.size() == 0 || count <= CollectiveTuning.DEFAULT.promptWaitMaxBytes() / type.size();
-        return new Pending(c, small ? r.sentPromptly() : r, source, tag).join();
+    private static Status recvFromRoot(final Communicator c, final Memory m, final long count, final Datatype type,
+                                       final int root, final int tag, final boolean rootAtWork) {
+        final Request<Status> r = c.irecvOn(c.collectiveContext, m, count, type, root, tag);
+        final boolean prompt = rootAtWork
+            && (type.size() == 0 || count <= CollectiveTuning.DEFAULT.promptWaitMaxBytes() / type.size());
+        return new Pending(c, prompt ? r.sentPromptly() : r, root, tag).join();
     }
 
     private static Pending irecv(final Communicator c, final Memory m, final long count, final Datatype type,
@@ -313,11 +314,7 @@ final class Collectives {
                 }
                 sends.joinAll();
             } else {
-                if (rootAtWork) {
-                    recvSentPromptly(c, m, count, type, root, tag(seq, 0));
-                } else {
-                    recv(c, m, count, type, root, tag(seq, 0));
-                }
+                recvFromRoot(c, m, count, type, root, tag(seq, 0), rootAtWork);
             }
             return;
         }
@@ -523,7 +520,7 @@ final class Collectives {
                 throw ParioException.argument("scatter: IN_PLACE is only allowed as the root's receive buffer");
             }
             Checks.count("recvcount", recvcount);
-            recvSentPromptly(c, memory("recvbuf", recvbuf), recvcount, recvtype, root, tag(seq, 0));
+            recvFromRoot(c, memory("recvbuf", recvbuf), recvcount, recvtype, root, tag(seq, 0), true);
             return;
         }
         final int n = c.size();

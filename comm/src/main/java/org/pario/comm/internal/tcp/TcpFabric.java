@@ -720,9 +720,10 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         Long.getLong("pario.crowdedSendInPlaceMinBytes", 2L << 20));
 
     /**
-     * A message of at least {@code -Dpario.sendInPlaceMinBytes} whose data is one run of a direct buffer goes by
-     * rendezvous straight from that memory, with no packing: its pieces are written from it once the receiver asks,
-     * so the only copy on this side is the kernel's. Anything else is sent (and packed) as {@link #send} does.
+     * A message of at least {@code -Dpario.sendInPlaceMinBytes} ({@code -Dpario.crowdedSendInPlaceMinBytes} where
+     * ranks outnumber cores) whose data is one run of a direct buffer goes by rendezvous straight from that memory,
+     * with no packing: its pieces are written from it once the receiver asks, so the only copy on this side is the
+     * kernel's. Anything else is sent (and packed) as {@link #send} does.
      */
     @Override
     public CompletableFuture<Void> sendInPlace(final int worldDest, final int context, final int source,
