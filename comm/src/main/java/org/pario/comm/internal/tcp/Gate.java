@@ -6,6 +6,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
@@ -33,6 +34,8 @@ final class Gate {
     private int inNetty = 1;
     /** Set under the lock right before the socket is closed; no direct write starts after it. */
     private boolean closed;
+    /** The buffer of {@link #writeFilling}'s pieces, once it has been needed (guarded by the lock). */
+    private ByteBuf pieces;
     /** Frames handed to Netty and not yet written, over all of a rank's gates. */
     private final AtomicInteger unwritten;
 
@@ -45,6 +48,15 @@ final class Gate {
         this.channel = channel;
         this.unwritten = unwritten;
         this.socket = direct && channel instanceof EpollSocketChannel e ? e.fd() : null;
+        // however the connection ends; no direct write, so no piece, starts once it is inactive
+        channel.closeFuture().addListener(f -> releasePieces());
+    }
+
+    private synchronized void releasePieces() {
+        if (pieces != null) {
+            pieces.release();
+            pieces = null;
+        }
     }
 
     /** The hello has been written (or failed): direct writes may start. */
@@ -67,16 +79,21 @@ final class Gate {
     }
 
     /**
-     * Writes a frame whose data is filled in as it leaves: a piece is filled, written into the socket at once, and
-     * the next filled while the receiver reads it, so that the receiver's work overlaps this thread's instead of
-     * following all of it. Once the socket takes less than a piece, or where frames cannot be written directly,
-     * the rest is filled at once and goes as {@link #write} sends it. No other frame comes between the pieces.
+     * Writes a frame whose data is filled in as it leaves: a piece is filled into a small buffer of this gate's,
+     * written into the socket at once, and the next filled while the receiver reads it, so that the receiver's work
+     * overlaps this thread's instead of following all of it. The pieces go through one buffer that stays in the
+     * core's cache, where filling a whole frame of 1 MiB wrote memory the cache could not keep (a 1 MiB copy from a
+     * heap array took 40-42 µs into 1 MiB of direct memory, 21-24 µs into 256 KiB pieces of one 256 KiB buffer).
+     * Once the socket takes less than a piece, or where frames cannot be written directly, the rest is filled into
+     * the frame and goes as {@link #write} sends it. No other frame comes between the pieces.
      *
-     * @param frame    a direct buffer whose bytes up to its writer index (the header) lead the frame
+     * @param frame    a direct buffer whose bytes up to its writer index (the header) lead the frame, with room for
+     *                 all of it; its data is filled only when the rest goes through Netty
      * @param end      the frame's writer index once filled
      * @param piece    bytes filled and written at a time
-     * @param fill     fills the frame's bytes {@code [from, from + length)}; must not fail once the first piece has
-     *                 been written (the stream would be left with part of a frame)
+     * @param fill     fills bytes {@code [from, from + length)} of the frame (absolute indexes) into {@code target}
+     *                 from {@code at}; must not fail once the first piece has been written (the stream would be left
+     *                 with part of a frame)
      * @param listener as {@link #write}'s
      * @return whether the socket filled after the first piece had gone into it, so that the rest went through Netty
      */
@@ -85,29 +102,46 @@ final class Gate {
         ChannelFuture outcome = null;
         boolean filled = false;
         synchronized (this) {
-            while (true) {
-                final int from = frame.writerIndex();
-                final boolean direct = canWriteDirectly() && frame.hasMemoryAddress();
-                final int length = direct ? Math.min(piece, end - from) : end - from;
-                fill.fill(frame, from, length);
-                frame.writerIndex(from + length);
-                if (!direct || frame.writerIndex() == end) {
-                    outcome = writeDirectlyOrQueue(frame, listener);
-                    break;
-                }
-                final IOException failed = writePart(frame);
-                if (failed != null) {
-                    frame.release();
-                    outcome = channel.newFailedFuture(failed);
-                    break;
-                }
-                if (frame.isReadable()) {
-                    // the socket is full: the rest goes through Netty as one
-                    filled = true;
-                    fill.fill(frame, frame.writerIndex(), end - frame.writerIndex());
-                    frame.writerIndex(end);
-                    outcome = writeDirectlyOrQueue(frame, listener);
-                    break;
+            final int header = frame.writerIndex();
+            final ByteBuf through = canWriteDirectly() ? pieceBuffer(header + piece) : null;
+            if (through == null) {
+                fill.fill(frame, header, end - header, frame, header);
+                frame.writerIndex(end);
+                outcome = writeDirectlyOrQueue(frame, listener);
+            } else {
+                // the first piece carries the header, so that it costs one write too
+                through.clear().writeBytes(frame, frame.readerIndex(), header);
+                int from = header;
+                while (true) {
+                    final int length = Math.min(piece, end - from);
+                    final int at = through.writerIndex();
+                    fill.fill(through, at, length, frame, from);
+                    through.writerIndex(at + length);
+                    // the frame's index of the piece buffer's first byte
+                    final int base = from - at;
+                    from += length;
+                    final IOException failed = writePart(through);
+                    if (failed != null) {
+                        frame.release();
+                        outcome = channel.newFailedFuture(failed);
+                        break;
+                    }
+                    if (through.isReadable() || from == end) {
+                        if (through.isReadable()) {
+                            // the socket is full: what it did not take, and the rest, go through Netty as one
+                            filled = true;
+                            final int left = base + through.readerIndex();
+                            final int dataLeft = Math.max(header, left);
+                            fill.fill(frame, dataLeft, end - dataLeft, frame, dataLeft);
+                            frame.setIndex(left, end);
+                            outcome = writeDirectlyOrQueue(frame, listener);
+                        } else {
+                            frame.release();
+                            outcome = channel.newSucceededFuture();
+                        }
+                        break;
+                    }
+                    through.clear();
                 }
             }
         }
@@ -115,11 +149,30 @@ final class Gate {
         return filled;
     }
 
+    /**
+     * The buffer pieces are filled into before they are written (caller holds the lock), kept for the next message
+     * and released once the connection has closed.
+     *
+     * @return a buffer of at least {@code capacity} bytes, or null when it has no memory address to write from
+     */
+    private ByteBuf pieceBuffer(final int capacity) {
+        if (pieces == null || pieces.capacity() < capacity) {
+            if (pieces != null) {
+                pieces.release();
+            }
+            pieces = Unpooled.directBuffer(capacity, capacity);
+        }
+        return pieces.hasMemoryAddress() ? pieces : null;
+    }
+
     /** Fills part of a frame before it is written. */
     @FunctionalInterface
     interface Fill {
-        /** Fills {@code frame}'s bytes {@code [from, from + length)} (absolute indexes). */
-        void fill(ByteBuf frame, int from, int length);
+        /**
+         * Fills the frame's bytes {@code [from, from + length)} (absolute indexes) into {@code target}'s bytes
+         * {@code [at, at + length)}; the target is the frame itself ({@code at == from}) or the piece buffer.
+         */
+        void fill(ByteBuf target, int at, int length, ByteBuf frame, int from);
     }
 
     /**
