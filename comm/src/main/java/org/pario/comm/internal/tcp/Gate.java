@@ -82,8 +82,9 @@ final class Gate {
      * Writes a frame whose data is filled in as it leaves: a piece is filled into a small buffer of this gate's,
      * written into the socket at once, and the next filled while the receiver reads it, so that the receiver's work
      * overlaps this thread's instead of following all of it. The pieces go through one buffer that stays in the
-     * core's cache, where filling a whole frame of 1 MiB wrote memory the cache could not keep (a 1 MiB copy from a
-     * heap array took 40-42 µs into 1 MiB of direct memory, 21-24 µs into 256 KiB pieces of one 256 KiB buffer).
+     * core's cache, where filling a whole frame of 1 MiB wrote memory the cache could not keep (packing 1 MiB of a
+     * {@code double[]} took 36-37 µs into 1 MiB of direct memory, 24 µs into 256 KiB pieces of one 256 KiB buffer,
+     * {@code bench/.../PieceCopy}). The buffer costs each connection that sends such messages a piece's memory.
      * Once the socket takes less than a piece, or where frames cannot be written directly, the rest is filled into
      * the frame and goes as {@link #write} sends it. No other frame comes between the pieces.
      *
