@@ -106,17 +106,17 @@ final class Gate {
             final int header = frame.writerIndex();
             final ByteBuf through = canWriteDirectly() ? pieceBuffer(header + piece) : null;
             if (through == null) {
-                fill.fill(frame, header, end - header, frame, header);
+                fill.fill(frame, header, end - header, header);
                 frame.writerIndex(end);
                 outcome = writeDirectlyOrQueue(frame, listener);
             } else {
                 // the first piece carries the header, so that it costs one write too
-                through.clear().writeBytes(frame, frame.readerIndex(), header);
+                through.clear().writeBytes(frame, frame.readerIndex(), header - frame.readerIndex());
                 int from = header;
                 while (true) {
                     final int length = Math.min(piece, end - from);
                     final int at = through.writerIndex();
-                    fill.fill(through, at, length, frame, from);
+                    fill.fill(through, at, length, from);
                     through.writerIndex(at + length);
                     // the frame's index of the piece buffer's first byte
                     final int base = from - at;
@@ -133,7 +133,7 @@ final class Gate {
                             filled = true;
                             final int left = base + through.readerIndex();
                             final int dataLeft = Math.max(header, left);
-                            fill.fill(frame, dataLeft, end - dataLeft, frame, dataLeft);
+                            fill.fill(frame, dataLeft, end - dataLeft, dataLeft);
                             frame.setIndex(left, end);
                             outcome = writeDirectlyOrQueue(frame, listener);
                         } else {
@@ -173,7 +173,7 @@ final class Gate {
          * Fills the frame's bytes {@code [from, from + length)} (absolute indexes) into {@code target}'s bytes
          * {@code [at, at + length)}; the target is the frame itself ({@code at == from}) or the piece buffer.
          */
-        void fill(ByteBuf target, int at, int length, ByteBuf frame, int from);
+        void fill(ByteBuf target, int at, int length, int from);
     }
 
     /**

@@ -684,7 +684,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         final int header = frame.writerIndex();
         final long origin = memory.origin();
         final boolean filled = gate(outbound[dest]).writeFilling(frame, header + bytes, eagerPiece,
-            (target, at, length, f, from) -> org.pario.datatypes.Packer.pack(memory, origin, type, count,
+            (target, at, length, from) -> org.pario.datatypes.Packer.pack(memory, origin, type, count,
                 org.pario.datatypes.DataRepresentation.NATIVE, from - header, target.nioBuffer(at, length), 0,
                 length),
             f -> {
