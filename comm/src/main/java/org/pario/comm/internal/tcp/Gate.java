@@ -34,8 +34,6 @@ final class Gate {
     private int inNetty = 1;
     /** Set under the lock right before the socket is closed; no direct write starts after it. */
     private boolean closed;
-    /** The buffer of {@link #writeFilling}'s pieces, once it has been needed (guarded by the lock). */
-    private ByteBuf pieces;
     /** Frames handed to Netty and not yet written, over all of a rank's gates. */
     private final AtomicInteger unwritten;
 
@@ -48,15 +46,6 @@ final class Gate {
         this.channel = channel;
         this.unwritten = unwritten;
         this.socket = direct && channel instanceof EpollSocketChannel e ? e.fd() : null;
-        // however the connection ends; no direct write, so no piece, starts once it is inactive
-        channel.closeFuture().addListener(f -> releasePieces());
-    }
-
-    private synchronized void releasePieces() {
-        if (pieces != null) {
-            pieces.release();
-            pieces = null;
-        }
     }
 
     /** The hello has been written (or failed): direct writes may start. */
@@ -79,14 +68,15 @@ final class Gate {
     }
 
     /**
-     * Writes a frame whose data is filled in as it leaves: a piece is filled into a small buffer of this gate's,
-     * written into the socket at once, and the next filled while the receiver reads it, so that the receiver's work
-     * overlaps this thread's instead of following all of it. The pieces go through one buffer that stays in the
-     * core's cache, where filling a whole frame of 1 MiB wrote memory the cache could not keep (packing 1 MiB of a
-     * {@code double[]} took 36-37 µs into 1 MiB of direct memory, 24 µs into 256 KiB pieces of one 256 KiB buffer,
-     * {@code bench/.../PieceCopy}). The buffer costs each connection that sends such messages a piece's memory.
-     * Once the socket takes less than a piece, or where frames cannot be written directly, the rest is filled into
-     * the frame and goes as {@link #write} sends it. No other frame comes between the pieces.
+     * Writes a frame whose data is filled in as it leaves: a piece is filled into a small buffer of the calling
+     * thread's, written into the socket at once, and the next filled while the receiver reads it, so that the
+     * receiver's work overlaps this thread's instead of following all of it. The pieces go through one buffer that
+     * stays in the core's cache, where filling a whole frame of 1 MiB wrote memory the cache could not keep (packing
+     * 1 MiB of a {@code double[]} took 36-37 µs into 1 MiB of direct memory, 24 µs into 256 KiB pieces of one
+     * 256 KiB buffer, {@code bench/.../PieceCopy}). The buffer is the thread's, not the connection's, so that a rank
+     * sending to many peers holds one, not one per peer; the collector frees it with the thread. Once the socket
+     * takes less than a piece, or where frames cannot be written directly, the rest is filled into the frame and
+     * goes as {@link #write} sends it. No other frame comes between the pieces.
      *
      * @param frame    a direct buffer whose bytes up to its writer index (the header) lead the frame, with room for
      *                 all of it; its data is filled only when the rest goes through Netty
@@ -104,7 +94,7 @@ final class Gate {
         boolean filled = false;
         synchronized (this) {
             final int header = frame.writerIndex();
-            final ByteBuf through = canWriteDirectly() ? pieceBuffer(header + piece) : null;
+            final ByteBuf through = canWriteDirectly() ? pieceBuffer(header - frame.readerIndex() + piece) : null;
             if (through == null) {
                 fill.fill(frame, header, end - header, header);
                 frame.writerIndex(end);
@@ -151,17 +141,21 @@ final class Gate {
     }
 
     /**
-     * The buffer pieces are filled into before they are written (caller holds the lock), kept for the next message
-     * and released once the connection has closed.
-     *
-     * @return a buffer of at least {@code capacity} bytes, or null when it has no memory address to write from
+     * The calling thread's buffers for pieces: memory the collector frees (a direct {@code ByteBuffer}), since a
+     * thread that ends never says so. A thread uses its buffer only within one {@link #writeFilling} call.
      */
-    private ByteBuf pieceBuffer(final int capacity) {
+    private static final ThreadLocal<ByteBuf> PIECES = new ThreadLocal<>();
+
+    /**
+     * @return the calling thread's buffer for pieces, of at least {@code capacity} bytes (a larger one replaces a
+     *     smaller), or null when it has no memory address to write from
+     */
+    private static ByteBuf pieceBuffer(final int capacity) {
+        ByteBuf pieces = PIECES.get();
         if (pieces == null || pieces.capacity() < capacity) {
-            if (pieces != null) {
-                pieces.release();
-            }
-            pieces = Unpooled.directBuffer(capacity, capacity);
+            // room for a longer header than this one, so that another type's name finds it large enough
+            pieces = Unpooled.wrappedBuffer(ByteBuffer.allocateDirect(capacity + 256));
+            PIECES.set(pieces);
         }
         return pieces.hasMemoryAddress() ? pieces : null;
     }

@@ -663,7 +663,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
      * Sends an eager message whose data is one run of memory the socket cannot read (a heap array) packed a piece
      * at a time, each piece written into the socket as soon as it is packed: the receiver reads and unpacks one
      * while this thread packs the next, where packing the whole message first kept the receiver idle until the last
-     * byte was packed. The pieces go through one small buffer of the connection's ({@link Gate#writeFilling}), so
+     * byte was packed. The pieces go through one small buffer of the sending thread's ({@link Gate#writeFilling}), so
      * packing writes memory still in the core's cache and the kernel copies from there (a 1 MiB round trip of
      * {@code double[]} at 2 ranks 311-326 µs so, 357-367 packed into the frame). The send returns once every
      * piece is in the socket or handed to Netty, as a packed send does. Its credit was reserved by the caller; the
