@@ -94,14 +94,15 @@ final class Gate {
         boolean filled = false;
         synchronized (this) {
             final int header = frame.writerIndex();
-            final ByteBuf through = canWriteDirectly() ? pieceBuffer(header - frame.readerIndex() + piece) : null;
+            final int headerBytes = frame.readableBytes();
+            final ByteBuf through = canWriteDirectly() ? pieceBuffer(headerBytes + piece) : null;
             if (through == null) {
                 fill.fill(frame, header, end - header, header);
                 frame.writerIndex(end);
                 outcome = writeDirectlyOrQueue(frame, listener);
             } else {
                 // the first piece carries the header, so that it costs one write too
-                through.clear().writeBytes(frame, frame.readerIndex(), header - frame.readerIndex());
+                through.clear().writeBytes(frame, frame.readerIndex(), headerBytes);
                 int from = header;
                 while (true) {
                     final int length = Math.min(piece, end - from);
@@ -117,19 +118,20 @@ final class Gate {
                         outcome = channel.newFailedFuture(failed);
                         break;
                     }
-                    if (through.isReadable() || from == end) {
-                        if (through.isReadable()) {
-                            // the socket is full: what it did not take, and the rest, go through Netty as one
-                            filled = true;
-                            final int left = base + through.readerIndex();
-                            final int dataLeft = Math.max(header, left);
-                            fill.fill(frame, dataLeft, end - dataLeft, dataLeft);
-                            frame.setIndex(left, end);
-                            outcome = writeDirectlyOrQueue(frame, listener);
-                        } else {
-                            frame.release();
-                            outcome = channel.newSucceededFuture();
-                        }
+                    if (through.isReadable()) {
+                        // the socket is full: what it did not take, and the rest, go through Netty as one
+                        filled = true;
+                        final int left = base + through.readerIndex();
+                        final int dataLeft = Math.max(header, left);
+                        fill.fill(frame, dataLeft, end - dataLeft, dataLeft);
+                        frame.setIndex(left, end);
+                        outcome = writeDirectlyOrQueue(frame, listener);
+                        break;
+                    }
+                    if (from == end) {
+                        // every byte went from the piece buffer: the frame's memory was never needed
+                        frame.release();
+                        outcome = channel.newSucceededFuture();
                         break;
                     }
                     through.clear();
