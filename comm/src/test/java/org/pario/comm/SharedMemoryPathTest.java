@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
@@ -12,6 +13,7 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.pario.ParioException;
 import org.pario.comm.internal.tcp.TcpFabric;
 import org.pario.datatypes.Datatype;
 
@@ -82,6 +84,71 @@ class SharedMemoryPathTest {
                 world.recv(got, COUNT, Datatype.DOUBLE, 0, 9);
                 assertArrayEquals(data(7), got);
             }
+        });
+    }
+
+    /**
+     * A staged message is announced before its data is packed, and its receiver unpacks each chunk as it is
+     * published: a receive posted first takes 32 MiB sent from a strided type while the sender still packs it, and
+     * one posted after the send takes the next message whole; every value lands where it belongs.
+     */
+    @Test
+    void aReceiveUnpacksWhileTheSenderStillPacks() {
+        final int n = 1 << 22;
+        Transport.TCP.run(2, world -> {
+            final Datatype everyOther = Datatype.vector(n, 1, 2, Datatype.DOUBLE);
+            if (world.rank() == 0) {
+                final double[] spread = new double[2 * n];
+                for (int k = 0; k < 2 * n; k++) {
+                    spread[k] = k;
+                }
+                world.recv(new int[1], 1, Datatype.INT, 1, 1);
+                world.send(spread, 1, everyOther, 1, 2);
+                world.send(spread, 2 * n, Datatype.DOUBLE, 1, 3);
+                return;
+            }
+            final double[] got = new double[n];
+            final Request<Status> posted = world.irecv(got, n, Datatype.DOUBLE, 0, 2);
+            world.send(new int[1], 1, Datatype.INT, 0, 1);
+            assertEquals(8L * n, posted.join().bytes());
+            for (int k = 0; k < n; k++) {
+                assertEquals(2.0 * k, got[k]);
+            }
+            final double[] whole = new double[2 * n];
+            world.recv(whole, 1, Datatype.contiguous(2 * n, Datatype.DOUBLE), 0, 3);
+            for (int k = 0; k < 2 * n; k++) {
+                assertEquals(k, whole[k]);
+            }
+        });
+    }
+
+    /**
+     * Packing a staged message fails part way (its send buffer ends before its count does): the chunks before the
+     * failure were published already, yet the receive fails naming the sender, whether it was posted before or
+     * matched after, and the arena's space and the connection serve the messages after it.
+     */
+    @Test
+    void aSendWhosePackingFailsPartWayFailsItsReceive() {
+        Transport.TCP.run(2, world -> {
+            if (world.rank() == 0) {
+                final double[] data = data(3);
+                world.recv(new int[1], 1, Datatype.INT, 1, 1);
+                // the first chunks pack; a later one runs past the end of the buffer
+                assertThrows(ParioException.class, () -> world.send(data, 2 * COUNT, Datatype.DOUBLE, 1, 2));
+                assertThrows(ParioException.class, () -> world.send(data, 2 * COUNT, Datatype.DOUBLE, 1, 3));
+                world.send(data, COUNT, Datatype.DOUBLE, 1, 4);
+                return;
+            }
+            final Request<Status> posted = world.irecv(new double[2 * COUNT], 2 * COUNT, Datatype.DOUBLE, 0, 2);
+            world.send(new int[1], 1, Datatype.INT, 0, 1);
+            final ParioException early = assertThrows(ParioException.class, posted::join);
+            assertTrue(early.getMessage().contains("rank 0 could not send"), early.getMessage());
+            final double[] good = new double[COUNT];
+            world.recv(good, COUNT, Datatype.DOUBLE, 0, 4);
+            assertArrayEquals(data(3), good);
+            final ParioException late = assertThrows(ParioException.class,
+                () -> world.recv(new double[2 * COUNT], 2 * COUNT, Datatype.DOUBLE, 0, 3));
+            assertTrue(late.getMessage().contains("rank 0 could not send"), late.getMessage());
         });
     }
 

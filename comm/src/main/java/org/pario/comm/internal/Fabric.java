@@ -139,12 +139,28 @@ public abstract class Fabric {
 
     /** @return the exception a transfer from a departed rank fails with */
     protected final ParioException lost(final int worldRank) {
+        return noteLoss(whyLost(worldRank));
+    }
+
+    /**
+     * Fails a transfer from a departed rank if it is still under way. Only then does the loss count as this rank's
+     * ({@link #firstLoss}): a transfer that completed a moment before, and is not yet forgotten, must not make the
+     * rank leave after a normal finish of its peer as if data had been lost.
+     */
+    protected final void failTransfer(final CompletableFuture<?> transfer, final int worldRank) {
+        final ParioException e = whyLost(worldRank);
+        if (transfer.completeExceptionally(e)) {
+            noteLoss(e);
+        }
+    }
+
+    private ParioException whyLost(final int worldRank) {
         final Departure d = departed.get(worldRank);
         if (d != null && d.failure != null) {
-            return noteLoss(failedRank(worldRank, d.failure));
+            return failedRank(worldRank, d.failure);
         }
-        return noteLoss(new ParioException(ErrorCategory.TRANSPORT, "rank " + worldRank + " finished before the data "
-            + "of its message arrived"));
+        return new ParioException(ErrorCategory.TRANSPORT, "rank " + worldRank + " finished before the data "
+            + "of its message arrived");
     }
 
     /** @return the failure of the first failed rank among {@code group}, or null */

@@ -30,7 +30,9 @@ import org.pario.comm.internal.Scratch;
  * RDATA  magic:int 8:byte receiveId:long length:long payload:bytes    the next piece of a message announced by RTS
  * CREDIT magic:int 9:byte bytes:long                                  eager bytes the receiver has consumed
  * SHM    magic:int 10:byte context:int source:int tag:int typeLength:short type:utf8 length:long sendId:long
- *        offset:long pathLength:short path:utf8    an RTS whose data also lies in a shared-memory file
+ *        offset:long pathLength:short path:utf8    an RTS whose data also lies in a shared-memory file: at offset
+ *                                                  the count of bytes packed so far (a native long on a cache line
+ *                                                  of its own), the data 64 bytes after it
  * NODATA magic:int 11:byte receiveId:long length:short reason:utf8   the data of a message announced by RTS
  *                                                                     will not come: packing it failed
  * </pre>

@@ -1,25 +1,37 @@
 package org.pario.comm.internal.tcp;
 
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.BitSet;
 import java.util.Comparator;
+import java.util.function.BooleanSupplier;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import io.netty.util.internal.PlatformDependent;
 
 /**
- * Large messages between ranks of one host through files in shared memory ({@code /dev/shm}): the sender packs
- * the data into an arena file it shares with the receiver, announces the path and offset in place of an RTS, and
- * the receiver unpacks straight from its own mapping of the file into the receive buffer. Each byte is copied twice (pack, unpack) instead of four times
- * through the sockets, and no event loop touches it. A receiver that cannot open the file asks for the data over
- * the connection as usual, so the path is an optimisation, never a requirement.
+ * Large messages between ranks of one host through files in shared memory ({@code /dev/shm}): the sender takes
+ * space in an arena file it shares with the receiver, announces the path and offset in place of an RTS, and packs
+ * the data there in chunks, publishing after each how many bytes are packed; the receiver unpacks straight from its
+ * own mapping of the file into the receive buffer as the chunks are published, so the two copies (pack, unpack)
+ * overlap instead of following each other, and no event loop touches the data. A receiver that cannot open the
+ * file asks for the data over the connection as usual, so the path is an optimisation, never a requirement.
+ *
+ * <p>A message's space starts with a {@link #HEADER} of one cache line whose first long counts the bytes packed so
+ * far ({@link #PACKING_FAILED} when packing failed); its data follows. The sender writes the count with release
+ * semantics after each chunk, the receiver reads it with acquire semantics, so the bytes below the count are
+ * complete when the receiver sees it. A receiver that waits for the count watches the sender's process, whose id
+ * the file's directory names: a sender that dies while packing fails the receive at once, not after a timeout.
  *
  * <p>Files live in a directory per rank, {@code pario-PID-N}, created owner-only; the sender reuses a message's space
  * once its receiver is done with it or has left, and deletes the directory when the rank leaves. A process killed
@@ -33,6 +45,27 @@ final class SharedMemory implements AutoCloseable {
     static final int ARENA_BYTES = (int) Math.min(Integer.MAX_VALUE,
         Long.getLong("pario.shmArenaBytes", 256L << 20));
     private static final Pattern OWNED = Pattern.compile("pario-(\\d+)-[0-9]+");
+    /** Bytes in front of a message's data: the count of bytes packed so far, on a cache line of its own. */
+    static final int HEADER = 64;
+    /** The count a sender publishes when packing failed: no more data comes. */
+    static final long PACKING_FAILED = -1;
+    /** What a receiver's wait returns when the sender's process is gone or its rank departed. */
+    static final long SENDER_GONE = -2;
+    /** What a receiver's wait returns when the count stood still for as long as the caller allows. */
+    static final long STALLED = -3;
+    /**
+     * Bytes packed between two publications of the count ({@code -Dpario.shmChunkBytes}, default 64 KiB): small
+     * enough that the receiver starts unpacking soon after the sender starts packing, large enough that the count's
+     * cache line does not move between the cores for every few lines of data. Plain Java through one mapping, 1 MiB
+     * each way: 147 µs a message published whole, 95-100 in 64 KiB chunks, 101-127 in 256 KiB (docs/benchmarks.md).
+     */
+    static final int CHUNK_BYTES = Math.max(4096, Integer.getInteger("pario.shmChunkBytes", 64 << 10));
+    private static final VarHandle LONGS = MethodHandles.byteBufferViewVarHandle(long[].class,
+        ByteOrder.nativeOrder());
+    /** How long a receiver polls for the next chunk without yielding its core, where ranks have a core each. */
+    private static final long SPIN_NANOS = 50_000;
+    /** How often a waiting receiver looks whether the sender's process still runs. */
+    private static final long LIVENESS_NANOS = 1_000_000;
 
     private final Path dir;
 
@@ -91,6 +124,8 @@ final class SharedMemory implements AutoCloseable {
         private final MappedByteBuffer buffer;
         /** Free ranges, offset to length, merged with their neighbours when freed. */
         private final java.util.TreeMap<Long, Long> free = new java.util.TreeMap<>();
+        /** Pages touched once already: their memory stays allocated until the file goes, so they need no touch. */
+        private final BitSet touched = new BitSet();
 
         private Arena(final Path file, final MappedByteBuffer buffer) {
             this.file = file;
@@ -101,11 +136,13 @@ final class SharedMemory implements AutoCloseable {
         /** @return a segment of {@code bytes} bytes, or null when none is free */
         synchronized Segment take(final int bytes) {
             for (final java.util.Map.Entry<Long, Long> e : free.entrySet()) {
-                if (e.getValue() >= bytes) {
-                    final long at = e.getKey();
+                // read before the removal: a TreeMap may move another entry's key and value into the removed one's
+                final long at = e.getKey();
+                final long length = e.getValue();
+                if (length >= bytes) {
                     free.remove(at);
-                    if (e.getValue() > bytes) {
-                        free.put(at + bytes, e.getValue() - bytes);
+                    if (length > bytes) {
+                        free.put(at + bytes, length - bytes);
                     }
                     return new Segment(this, at, bytes);
                 }
@@ -133,13 +170,48 @@ final class SharedMemory implements AutoCloseable {
         Path file() {
             return file;
         }
+
+        /**
+         * Touches the pages of a range not touched before, so that a full shared-memory file system shows here
+         * (the JVM turns the fault into an error) instead of in the middle of packing a message.
+         *
+         * @return false when the pages cannot be had
+         */
+        synchronized boolean touch(final long at, final long bytes) {
+            final int first = (int) (at / PAGE);
+            final int end = (int) ((at + bytes + PAGE - 1) / PAGE);
+            for (int page = touched.nextClearBit(first); page < end; page = touched.nextClearBit(page + 1)) {
+                try {
+                    final int i = (int) Math.max(at, (long) page * PAGE);
+                    buffer.put(i, buffer.get(i));
+                } catch (InternalError e) {
+                    LOG.log(System.Logger.Level.WARNING,
+                        "shared memory is full; a message waits in the sender's memory: " + e);
+                    return false;
+                }
+                touched.set(page);
+            }
+            return true;
+        }
     }
 
-    /** A message's data: {@code length} bytes at {@code offset} of an arena. */
+    private static final int PAGE = 4096;
+
+    /** {@code length} bytes at {@code offset} of an arena. */
     record Segment(Arena arena, long offset, int length) {
         /** @return the segment's bytes, position 0, for writing or reading */
         ByteBuffer buffer() {
             return arena.buffer.slice((int) offset, length);
+        }
+
+        /** @return the data of a message staged here: {@code bytes} bytes after the header */
+        ByteBuffer data(final int bytes) {
+            return arena.buffer.slice((int) offset + HEADER, bytes);
+        }
+
+        /** Tells the receiver that the first {@code bytes} bytes of the data are packed, or that packing failed. */
+        void publish(final long bytes) {
+            LONGS.setRelease(arena.buffer, (int) offset, bytes);
         }
 
         /** Gives the segment's space back to its arena. */
@@ -148,23 +220,9 @@ final class SharedMemory implements AutoCloseable {
         }
     }
 
-    /**
-     * Touches one byte of every page of a segment, so that a full shared-memory file system shows here (the JVM
-     * turns the fault into an error) instead of in the middle of packing a message.
-     *
-     * @return false when the pages cannot be had
-     */
+    /** @return false when the pages of a segment cannot be had (see {@link Arena#touch}) */
     static boolean touch(final Segment s) {
-        final ByteBuffer b = s.buffer();
-        try {
-            for (int i = 0; i < b.capacity(); i += 4096) {
-                b.put(i, b.get(i));
-            }
-            return true;
-        } catch (InternalError e) {
-            LOG.log(System.Logger.Level.WARNING, "shared memory is full; a message waits in the sender's memory: " + e);
-            return false;
-        }
+        return s.arena.touch(s.offset, s.length);
     }
 
     /** Arenas for messages to each peer, made on first use. */
@@ -196,13 +254,130 @@ final class SharedMemory implements AutoCloseable {
     }
 
     /**
-     * The bytes a peer announced at {@code offset} of its arena file {@code path}, read-only. The file is mapped
-     * once and kept until this rank leaves.
+     * @return space for a message of {@code bytes} bytes of data to {@code dest}, its pages touched and its count of
+     *     packed bytes at zero, or null when its arena is full or cannot be made, or its pages cannot be had (the
+     *     message then waits in this rank's own memory)
+     */
+    Segment takeMessage(final int dest, final int bytes) {
+        // whole cache lines, so that every message's count is aligned and on a line of its own
+        final long spaced = HEADER + ((bytes + 63L) & ~63L);
+        if (spaced > ARENA_BYTES) {
+            return null;
+        }
+        final Segment s = take(dest, (int) spaced);
+        if (s == null) {
+            return null;
+        }
+        if (!touch(s)) {
+            s.release();
+            return null;
+        }
+        s.publish(0);
+        return s;
+    }
+
+    /**
+     * The data of a message a peer staged at {@code offset} of its arena file {@code path} ({@link #HEADER} and
+     * {@code bytes} bytes of data), read-only. The file is mapped once and kept until this rank leaves.
      *
      * @throws IOException if the path is not a Pario arena under {@link #base()}, cannot be opened here (another
      *                     host, another user), or does not hold the range
      */
-    ByteBuffer announced(final String path, final long offset, final long bytes) throws IOException {
+    Staged staged(final String path, final long offset, final long bytes) throws IOException {
+        if (offset % 8 != 0) {
+            throw new IOException("a message's count at " + offset + " of " + path + " is not aligned");
+        }
+        final ByteBuffer m = mapped(path, offset, HEADER + bytes);
+        final java.util.regex.Matcher owner = OWNED.matcher(Path.of(path).getParent().getFileName().toString());
+        if (!owner.matches()) {
+            throw new IOException("not a Pario shared-memory arena: " + path);
+        }
+        return new Staged(m, (int) offset, (int) bytes, Long.parseLong(owner.group(1)));
+    }
+
+    /**
+     * A message a peer stages in shared memory, as its receiver sees it: the data, and how much of it is packed.
+     * Used by one receiving thread.
+     */
+    static final class Staged {
+        private final ByteBuffer mapping;
+        private final int at;
+        private final int bytes;
+        private final long senderPid;
+        private ProcessHandle sender;
+
+        private Staged(final ByteBuffer mapping, final int at, final int bytes, final long senderPid) {
+            this.mapping = mapping;
+            this.at = at;
+            this.bytes = bytes;
+            this.senderPid = senderPid;
+        }
+
+        /** @return the data, position 0 */
+        ByteBuffer data() {
+            return mapping.slice(at + HEADER, bytes);
+        }
+
+        /** @return the bytes packed so far, or {@link #PACKING_FAILED} */
+        long packed() {
+            return (long) LONGS.getAcquire(mapping, at);
+        }
+
+        /**
+         * Waits until more than {@code done} bytes are packed or packing failed. Where ranks have a core each it
+         * polls for a while first, since the sender packs on another core right now; where they outnumber the cores
+         * it yields the core between polls, since the sender may need it; then it sleeps a little between polls.
+         *
+         * @param done       the bytes the caller has taken already
+         * @param crowded    whether ranks outnumber this host's cores
+         * @param stallNanos how long the count may stand still before the sender counts as hung
+         * @param gone       whether the sender's rank is known to have failed or left
+         * @return the bytes packed, more than {@code done}; {@link #PACKING_FAILED}; {@link #SENDER_GONE} when the
+         *     sender's process is gone or its rank departed; {@link #STALLED} when the count stood still for
+         *     {@code stallNanos}
+         */
+        long awaitMore(final long done, final boolean crowded, final long stallNanos, final BooleanSupplier gone) {
+            final long start = System.nanoTime();
+            long checked = start;
+            while (true) {
+                final long packed = packed();
+                if (packed > done || packed == PACKING_FAILED) {
+                    return packed;
+                }
+                final long now = System.nanoTime();
+                if (now - checked >= LIVENESS_NANOS) {
+                    checked = now;
+                    if (!senderRuns() || gone.getAsBoolean()) {
+                        return SENDER_GONE;
+                    }
+                    if (now - start >= stallNanos) {
+                        return STALLED;
+                    }
+                }
+                if (!crowded && now - start < SPIN_NANOS) {
+                    Thread.onSpinWait();
+                } else if (now - start < LIVENESS_NANOS) {
+                    Thread.yield();
+                } else {
+                    // a sender this slow is descheduled or paused (a collection): no need to hold a core for it
+                    java.util.concurrent.locks.LockSupport.parkNanos(20_000);
+                }
+            }
+        }
+
+        private boolean senderRuns() {
+            if (sender == null) {
+                sender = ProcessHandle.of(senderPid).orElse(null);
+                if (sender == null) {
+                    return false;
+                }
+            }
+            return sender.isAlive();
+        }
+    }
+
+    /** @return the whole mapping of a peer's arena, which holds {@code bytes} bytes at {@code offset} */
+    private ByteBuffer mapped(final String path, final long offset, final long bytes) throws IOException {
         MappedByteBuffer m = mappedPeers.get(path);
         if (m == null) {
             final Path p = Path.of(path).toAbsolutePath().normalize();
@@ -224,7 +399,7 @@ final class SharedMemory implements AutoCloseable {
         if (offset < 0 || bytes < 0 || offset + bytes > m.capacity()) {
             throw new IOException("bytes " + offset + "+" + bytes + " lie outside " + path);
         }
-        return m.slice((int) offset, (int) bytes);
+        return m;
     }
 
     /** Releases a mapping now rather than when the collector finds it, so shared memory is returned at once. */

@@ -960,6 +960,11 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
             return taken.compareAndSet(false, true);
         }
 
+        /** @return whether it was released while still being packed */
+        synchronized boolean abandoned() {
+            return abandoned;
+        }
+
         /** @return the block that holds piece {@code i} */
         static int blockOf(final int i) {
             return i / BLOCK_PIECES;
@@ -993,35 +998,23 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
                       final long count, final long bytes) {
         final Channel ch = outbound[dest];
         final long id = ids.incrementAndGet();
-        SharedMemory.Segment segment = viaSharedMemory(dest, bytes)
-            && bytes <= Message.CHUNK ? sharedMemory.take(dest, (int) bytes) : null;
-        if (segment != null && !SharedMemory.touch(segment)) {
-            segment.release();
-            segment = null;
+        final boolean staged = viaSharedMemory(dest, bytes) && bytes <= Message.CHUNK;
+        if (staged && group instanceof DrivenEventLoop loop) {
+            // takes in the word of receivers done with earlier messages, so that their space, warm in the cache, is
+            // used again instead of fresh memory further on
+            loop.pollOnce();
         }
-        final Parked p = new Parked(dest, segment == null ? null : Unpooled.wrappedBuffer(segment.buffer()).clear(),
-            segment, bytes);
+        final SharedMemory.Segment segment = staged ? sharedMemory.takeMessage(dest, (int) bytes) : null;
+        final Parked p = new Parked(dest, segment == null ? null
+            : Unpooled.wrappedBuffer(segment.data((int) bytes)).clear(), segment, bytes);
         final ByteBuf announcement = Frames.rts(ch.alloc(), context, source, tag, MessageAccess.basicName(type),
             bytes, id, segment == null ? null : segment.arena().file().toString(),
             segment == null ? 0 : segment.offset());
-        if (segment != null) {
-            try {
-                org.pario.datatypes.Packer.pack(memory, memory.origin(), type, count,
-                    org.pario.datatypes.DataRepresentation.NATIVE, 0, p.shared.nioBuffer(0, (int) bytes), 0,
-                    (int) bytes);
-                p.shared.writerIndex((int) bytes);
-            } catch (RuntimeException e) {
-                announcement.release();
-                release(p);
-                throw e;
-            }
-            synchronized (p) {
-                p.packed = true;
-            }
-            announce(id, p, announcement);
+        if (!announce(id, p, announcement)) {
             return;
         }
-        if (!announce(id, p, announcement)) {
+        if (segment != null) {
+            packStaged(id, p, memory, type, count);
             return;
         }
         for (int i = 0; i < p.pieces; i++) {
@@ -1067,6 +1060,55 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
             // only once the last piece is queued: a goodbye written after the parked set is empty then follows it
             parked.remove(id);
             release(p);
+        }
+    }
+
+    /**
+     * Packs an announced message staged in shared memory, a chunk at a time, publishing after each how much is
+     * packed: its receiver unpacks each chunk as soon as it is published, while this thread packs the next. A
+     * receiver that could not map the file and asked over the connection gets the data once all is packed; one that
+     * let the message go meanwhile (it refused it) stops the packing, which then gives the space back.
+     */
+    private void packStaged(final long id, final Parked p, final org.pario.datatypes.Memory memory,
+                            final org.pario.datatypes.Datatype type, final long count) {
+        final int bytes = (int) p.bytes;
+        final ByteBuffer data = p.shared.nioBuffer(0, bytes);
+        try {
+            for (int at = 0; at < bytes; at += SharedMemory.CHUNK_BYTES) {
+                final int length = Math.min(SharedMemory.CHUNK_BYTES, bytes - at);
+                org.pario.datatypes.Packer.pack(memory, memory.origin(), type, count,
+                    org.pario.datatypes.DataRepresentation.NATIVE, at, data, at, length);
+                p.segment.publish(at + length);
+                if (p.abandoned()) {
+                    break;
+                }
+            }
+        } catch (RuntimeException e) {
+            // the receiver stops reading at this count, then asks over the connection and is told why
+            p.segment.publish(SharedMemory.PACKING_FAILED);
+            packingFailed(id, p, e);
+            final boolean abandoned;
+            synchronized (p) {
+                p.packed = true;
+                abandoned = p.abandoned;
+            }
+            if (abandoned) {
+                release(p);
+            }
+            throw e;
+        }
+        p.shared.writerIndex(bytes);
+        final boolean abandoned;
+        final long waiting;
+        synchronized (p) {
+            p.packed = true;
+            abandoned = p.abandoned;
+            waiting = p.waitingReceiveId;
+        }
+        if (abandoned) {
+            release(p);
+        } else if (waiting >= 0) {
+            sendParked(id, p, waiting);
         }
     }
 
@@ -1303,8 +1345,11 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
      */
     private boolean announce(final long id, final Parked p, final ByteBuf announcement) {
         parked.put(id, p);
-        if (group instanceof DrivenEventLoop loop) {
-            // its request may come while this thread does something else: the loop must not sleep through it
+        if (p.segment == null && group instanceof DrivenEventLoop loop) {
+            // its request may come while this thread does something else: the loop must not sleep through it. A
+            // message staged in shared memory is fetched from there, and its receiver's word that it is done can
+            // wait for this rank's next wait or send: waking the loop's thread for it cost each 1 MiB message 60-130
+            // µs of its 2 ranks' 2 cores (docs/benchmarks.md)
             loop.owing();
         }
         if (departed(p.dest)) {
@@ -1331,7 +1376,8 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
             p.failure = "rank " + rank + " could not send the data of this message: " + e.getMessage();
             waiting = p.waitingReceiveId;
         }
-        if (p.take()) {
+        // a staged message's space goes once its receiver, which may still read what was published, has asked
+        if (p.segment == null && p.take()) {
             dropHolds(p);
         }
         if (waiting >= 0) {
@@ -1345,6 +1391,9 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
             write(p.dest, Frames.noData(outbound[p.dest].alloc(), receiveId, p.failure), f -> { });
         }
         parked.remove(id);
+        if (p.segment != null) {
+            release(p);
+        }
     }
 
     private void release(final Parked p) {
@@ -1352,7 +1401,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
             return;
         }
         synchronized (p) {
-            if (!p.packed && p.failure == null && p.segment == null) {
+            if (!p.packed && p.failure == null) {
                 // the packing thread still writes into the buffer: it must not serve another message yet; if it
                 // waits for the socket to drain, it stops waiting
                 p.abandoned = true;
@@ -1463,14 +1512,14 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
             final Incoming in = new Incoming(peer, memory, type, count, bytes);
             final long id = ids.incrementAndGet();
             incoming.put(id, in);
+            // before the request goes: the data may arrive, and its sender leave, before this thread goes on
+            in.done.whenComplete((v, e) -> incoming.remove(id));
             if (departed(peer)) {
-                incoming.remove(id);
-                in.done.completeExceptionally(lost(peer));
+                failTransfer(in.done, peer);
                 return in.done;
             }
             final Channel ch = outbound[peer];
             write(peer, Frames.cts(ch.alloc(), sendId, id));
-            in.done.whenComplete((v, e) -> incoming.remove(id));
             return in.done;
         }
 
@@ -1482,23 +1531,49 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
          */
         private CompletableFuture<Void> fromSharedMemory(final org.pario.datatypes.Memory memory,
                                                          final org.pario.datatypes.Datatype type, final long count) {
-            final java.nio.ByteBuffer source;
+            final SharedMemory.Staged staged;
             try {
-                source = sharedMemory.announced(shmPath, shmOffset, bytes);
+                staged = sharedMemory.staged(shmPath, shmOffset, bytes);
             } catch (IOException | RuntimeException e) {
                 LOG.log(System.Logger.Level.DEBUG, "rank " + rank + " fetches over the connection: " + e);
                 return null;
             }
-            final CompletableFuture<Void> done = new CompletableFuture<>();
+            final java.nio.ByteBuffer source = staged.data();
+            final long stallNanos = TimeUnit.MILLISECONDS.toNanos(failureTimeoutMillis);
+            long unpacked = 0;
             try {
-                org.pario.datatypes.Packer.unpack(source, 0, (int) bytes, memory, memory.origin(), type, count,
-                    org.pario.datatypes.DataRepresentation.NATIVE, 0);
-                done.complete(null);
+                while (unpacked < bytes) {
+                    final long packed = staged.awaitMore(unpacked, crowded, stallNanos, () -> departed(peer));
+                    if (packed == SharedMemory.PACKING_FAILED) {
+                        // the sender says why over the connection
+                        LOG.log(System.Logger.Level.DEBUG, "rank " + peer + " could not pack send " + sendId);
+                        return null;
+                    }
+                    if (packed < 0) {
+                        return CompletableFuture.failedFuture(stopped(packed, unpacked));
+                    }
+                    org.pario.datatypes.Packer.unpack(source, (int) unpacked, (int) (packed - unpacked), memory,
+                        memory.origin(), type, count, org.pario.datatypes.DataRepresentation.NATIVE, unpacked);
+                    unpacked = packed;
+                }
             } catch (RuntimeException e) {
-                done.completeExceptionally(e);
+                discard();
+                return CompletableFuture.failedFuture(e);
             }
             discard();
-            return done;
+            return CompletableFuture.completedFuture(null);
+        }
+
+        /** @return why a receive gave up on a sender that stopped packing before its rank was known to be lost */
+        private ParioException stopped(final long why, final long unpacked) {
+            final String arrived = " (" + unpacked + " of its " + bytes + " bytes in shared memory had arrived)";
+            if (departed(peer)) {
+                final ParioException gone = lost(peer);
+                return new ParioException(gone.category(), gone.getMessage() + arrived, gone);
+            }
+            return new ParioException(ErrorCategory.TRANSPORT, "rank " + peer + (why == SharedMemory.SENDER_GONE
+                ? "'s process ended" : " packed nothing more for " + failureTimeoutMillis + " ms")
+                + " while it packed a message for this rank" + arrived);
         }
 
         @Override
@@ -1731,7 +1806,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         });
         for (final Incoming in : incoming.values()) {
             if (in.peer == worldRank) {
-                in.done.completeExceptionally(lost(worldRank));
+                failTransfer(in.done, worldRank);
             }
         }
         final EagerLanding landing = landingFrom.getAndSet(worldRank, null);

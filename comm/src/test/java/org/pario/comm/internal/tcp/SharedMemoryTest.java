@@ -13,6 +13,7 @@ import java.nio.file.Path;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The shared-memory staging area: arena space, what a receiver agrees to map, clean-up after dead processes. */
 @Timeout(60)
@@ -50,16 +51,20 @@ class SharedMemoryTest {
         final SharedMemory sender = SharedMemory.open();
         final SharedMemory receiver = SharedMemory.open();
         try {
-            final SharedMemory.Segment s = sender.take(1, 8192);
-            s.buffer().putLong(0, 0x1234_5678_9ABCL);
+            final SharedMemory.Segment s = sender.takeMessage(1, 8192);
+            s.data(8192).putLong(0, 0x1234_5678_9ABCL);
+            s.publish(8192);
             final String path = s.arena().file().toString();
-            assertEquals(0x1234_5678_9ABCL, receiver.announced(path, s.offset(), 8192).getLong(0));
-            assertThrows(IOException.class, () -> receiver.announced("/etc/passwd", 0, 16));
-            assertThrows(IOException.class, () -> receiver.announced(sender.directory().resolve("../../etc/passwd")
+            final SharedMemory.Staged staged = receiver.staged(path, s.offset(), 8192);
+            assertEquals(8192, staged.packed());
+            assertEquals(0x1234_5678_9ABCL, staged.data().getLong(0));
+            assertThrows(IOException.class, () -> receiver.staged("/etc/passwd", 0, 16));
+            assertThrows(IOException.class, () -> receiver.staged(sender.directory().resolve("../../etc/passwd")
                 .toString(), 0, 16));
-            assertThrows(IOException.class, () -> receiver.announced(path, SharedMemory.ARENA_BYTES - 8, 16),
+            assertThrows(IOException.class, () -> receiver.staged(path, SharedMemory.ARENA_BYTES - 64, 16),
                 "a range beyond the arena");
-            assertThrows(IOException.class, () -> receiver.announced(path, -1, 16));
+            assertThrows(IOException.class, () -> receiver.staged(path, -8, 16));
+            assertThrows(IOException.class, () -> receiver.staged(path, 4, 16), "a count that is not aligned");
         } finally {
             sender.close();
             receiver.close();
@@ -82,6 +87,127 @@ class SharedMemoryTest {
             assertTrue(Files.exists(alive), "a running process's directory stays");
         } finally {
             Files.deleteIfExists(alive);
+        }
+    }
+
+    @Test
+    void aReceiverSeesEachChunkOnceItsCountIsPublishedAndDataBeforeTheCountIsComplete() throws Exception {
+        final SharedMemory sender = SharedMemory.open();
+        final SharedMemory receiver = SharedMemory.open();
+        try {
+            final int bytes = 8 * SharedMemory.CHUNK_BYTES;
+            final SharedMemory.Segment s = sender.takeMessage(1, bytes);
+            assertEquals(0, s.offset() % SharedMemory.HEADER, "every message's count on a cache line of its own");
+            final SharedMemory.Staged staged = receiver.staged(s.arena().file().toString(), s.offset(), bytes);
+            assertEquals(0, staged.packed(), "nothing is packed when the message is announced");
+            final Thread packer = new Thread(() -> {
+                final java.nio.ByteBuffer data = s.data(bytes);
+                for (int at = 0; at < bytes; at += SharedMemory.CHUNK_BYTES) {
+                    for (int i = at; i < at + SharedMemory.CHUNK_BYTES; i += 8) {
+                        data.putLong(i, i);
+                    }
+                    s.publish(at + SharedMemory.CHUNK_BYTES);
+                }
+            });
+            packer.start();
+            final java.nio.ByteBuffer data = staged.data();
+            long done = 0;
+            while (done < bytes) {
+                final long packed = staged.awaitMore(done, false, 10_000_000_000L, () -> false);
+                assertTrue(packed > done && packed <= bytes && packed % SharedMemory.CHUNK_BYTES == 0, "" + packed);
+                for (long i = done; i < packed; i += 8) {
+                    assertEquals(i, data.getLong((int) i));
+                }
+                done = packed;
+            }
+            packer.join();
+        } finally {
+            sender.close();
+            receiver.close();
+        }
+    }
+
+    @Test
+    void aReceiverStopsWaitingWhenTheSendersProcessIsGoneOrItsCountStandsStill(@TempDir final Path base)
+        throws Exception {
+        final Process gone = new ProcessBuilder("true").start();
+        gone.waitFor();
+        // a directory of this test's own, which no Pario process starting meanwhile sweeps
+        final String before = System.getProperty("pario.shmDir");
+        System.setProperty("pario.shmDir", base.toString());
+        final Path dead = base.resolve("pario-" + gone.pid() + "-7");
+        final SharedMemory receiver = SharedMemory.open();
+        final SharedMemory live = SharedMemory.open();
+        try {
+            // an arena whose sender was killed after announcing a message, its count still 0 (made after opening,
+            // which sweeps such directories away)
+            Files.createDirectories(dead);
+            Files.write(dead.resolve("to-1"), new byte[1 << 16]);
+            final SharedMemory.Staged orphan = receiver.staged(dead.resolve("to-1").toString(), 0, 4096);
+            final long t0 = System.nanoTime();
+            assertEquals(SharedMemory.SENDER_GONE, orphan.awaitMore(0, false, 60_000_000_000L, () -> false));
+            assertTrue(System.nanoTime() - t0 < 5_000_000_000L, "noticed well before the stall bound");
+            // the sender's process runs but its rank is known to have failed; then it runs but packs nothing
+            final SharedMemory.Segment s = live.takeMessage(1, 4096);
+            final SharedMemory.Staged stuck = receiver.staged(s.arena().file().toString(), s.offset(), 4096);
+            assertEquals(SharedMemory.SENDER_GONE, stuck.awaitMore(0, true, 60_000_000_000L, () -> true));
+            assertEquals(SharedMemory.STALLED, stuck.awaitMore(0, false, 20_000_000L, () -> false));
+            s.publish(SharedMemory.PACKING_FAILED);
+            assertEquals(SharedMemory.PACKING_FAILED, stuck.awaitMore(0, false, 20_000_000L, () -> false));
+        } finally {
+            live.close();
+            receiver.close();
+            if (before == null) {
+                System.clearProperty("pario.shmDir");
+            } else {
+                System.setProperty("pario.shmDir", before);
+            }
+        }
+    }
+
+    @Test
+    void pagesAreTouchedOnceAndAMessageThatCannotFitTheArenaIsNotStaged() {
+        final SharedMemory shm = SharedMemory.open();
+        try {
+            final SharedMemory.Segment a = shm.takeMessage(1, 3 * 4096);
+            assertTrue(SharedMemory.touch(a), "touched again: nothing to do");
+            a.release();
+            assertNull(shm.takeMessage(1, SharedMemory.ARENA_BYTES), "the header makes it larger than the arena");
+            assertEquals(0, shm.takeMessage(1, SharedMemory.ARENA_BYTES - SharedMemory.HEADER).offset());
+        } finally {
+            shm.close();
+        }
+    }
+
+    /**
+     * Random takes and gives of many sizes, with space given back out of order so that the free list holds many
+     * ranges: no two segments in use ever overlap, and once all is given back the arena is one free range again.
+     */
+    @Test
+    void segmentsInUseNeverOverlapWhateverTheOrderSpaceIsGivenBackIn() {
+        final SharedMemory shm = SharedMemory.open();
+        try {
+            final java.util.Random random = new java.util.Random(42);
+            final java.util.List<SharedMemory.Segment> live = new java.util.ArrayList<>();
+            for (int step = 0; step < 20_000; step++) {
+                if (live.isEmpty() || random.nextInt(3) > 0) {
+                    final SharedMemory.Segment s = shm.take(1, 64 * (1 + random.nextInt(1 << 14)));
+                    if (s != null) {
+                        for (final SharedMemory.Segment other : live) {
+                            assertTrue(s.offset() + s.length() <= other.offset()
+                                || other.offset() + other.length() <= s.offset(),
+                                "step " + step + ": " + s + " overlaps " + other);
+                        }
+                        live.add(s);
+                        continue;
+                    }
+                }
+                live.remove(random.nextInt(live.size())).release();
+            }
+            live.forEach(SharedMemory.Segment::release);
+            assertEquals(0, shm.take(1, SharedMemory.ARENA_BYTES).offset(), "every range merged back into one");
+        } finally {
+            shm.close();
         }
     }
 }
