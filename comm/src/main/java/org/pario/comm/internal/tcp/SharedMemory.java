@@ -62,8 +62,6 @@ final class SharedMemory implements AutoCloseable {
     static final int CHUNK_BYTES = Math.max(4096, Integer.getInteger("pario.shmChunkBytes", 64 << 10));
     private static final VarHandle LONGS = MethodHandles.byteBufferViewVarHandle(long[].class,
         ByteOrder.nativeOrder());
-    /** How long a receiver polls for the next chunk without yielding its core, where ranks have a core each. */
-    private static final long SPIN_NANOS = 50_000;
     /** How often a waiting receiver looks whether the sender's process still runs. */
     private static final long LIVENESS_NANOS = 1_000_000;
 
@@ -324,19 +322,21 @@ final class SharedMemory implements AutoCloseable {
         }
 
         /**
-         * Waits until more than {@code done} bytes are packed or packing failed. Where ranks have a core each it
-         * polls for a while first, since the sender packs on another core right now; where they outnumber the cores
-         * it yields the core between polls, since the sender may need it; then it sleeps a little between polls.
+         * Waits until more than {@code done} bytes are packed or packing failed, yielding the core between polls
+         * (where a core is free that costs a system call that returns at once; where threads outnumber cores, the
+         * sender or the caller's own rank may need it), and after 1 ms sleeping a little between them. Polling
+         * without yielding for the first 50 µs measured slower wherever a rank's event-loop thread fetched while its
+         * main thread packed: at 2 ranks a 16 MiB allreduce 6.1-9.1 ms against 5.4-6.8, alltoall 2.7-3.2 against
+         * 2.3-2.5, the 1 MiB ping-pong the same (docs/benchmarks.md).
          *
          * @param done       the bytes the caller has taken already
-         * @param crowded    whether ranks outnumber this host's cores
          * @param stallNanos how long the count may stand still before the sender counts as hung
          * @param gone       whether the sender's rank is known to have failed or left
          * @return the bytes packed, more than {@code done}; {@link #PACKING_FAILED}; {@link #SENDER_GONE} when the
          *     sender's process is gone or its rank departed; {@link #STALLED} when the count stood still for
          *     {@code stallNanos}
          */
-        long awaitMore(final long done, final boolean crowded, final long stallNanos, final BooleanSupplier gone) {
+        long awaitMore(final long done, final long stallNanos, final BooleanSupplier gone) {
             final long start = System.nanoTime();
             long checked = start;
             while (true) {
@@ -354,9 +354,7 @@ final class SharedMemory implements AutoCloseable {
                         return STALLED;
                     }
                 }
-                if (!crowded && now - start < SPIN_NANOS) {
-                    Thread.onSpinWait();
-                } else if (now - start < LIVENESS_NANOS) {
+                if (now - start < LIVENESS_NANOS) {
                     Thread.yield();
                 } else {
                     // a sender this slow is descheduled or paused (a collection): no need to hold a core for it

@@ -866,8 +866,9 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
      * (or, when packing fails, the reason). The pieces live in direct blocks of at most {@link #BLOCK_PIECES} pieces
      * each, made as packing reaches them and given back as soon as their pieces are written, so a message of any
      * length (beyond 2 GiB too) needs no single buffer of its size, and its memory goes as its data leaves. A
-     * message staged in shared memory is announced once packed, and its data, if asked for over the connection,
-     * goes as one frame. A message sent in place ({@link #sendInPlace}) has no blocks: each piece goes as a header
+     * message staged in shared memory is announced first too, and packed there in chunks its receiver unpacks as
+     * they are published ({@link #packStaged}); its data, if asked for over the connection, goes as one frame once
+     * packed. A message sent in place ({@link #sendInPlace}) has no blocks: each piece goes as a header
      * and a slice of the caller's memory. Nor has one packed as it leaves ({@link #sendPackedLate}): each piece is
      * packed into a buffer of its own once the socket has taken all but one of those before it.
      */
@@ -988,10 +989,10 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
     }
 
     /**
-     * Packs the data into a buffer that waits here, and announces the message (RTS). For a peer on this host the
+     * Announces the message (RTS) and packs the data into a buffer that waits here. For a peer on this host the
      * buffer is a shared-memory file whose path the announcement carries (SHM), so the receiver can unpack from
-     * it directly, and the announcement follows the packing. Otherwise, or when no file can be made, a direct
-     * buffer, and the announcement goes first, so that the CTS round trip overlaps the packing.
+     * it directly, chunk by chunk as they are packed. Otherwise, or when no file can be made, a direct buffer, so
+     * that the CTS round trip overlaps the packing.
      */
     private void park(final int dest, final int context, final int source, final int tag,
                       final org.pario.datatypes.Memory memory, final org.pario.datatypes.Datatype type,
@@ -1543,7 +1544,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
             long unpacked = 0;
             try {
                 while (unpacked < bytes) {
-                    final long packed = staged.awaitMore(unpacked, crowded, stallNanos, () -> departed(peer));
+                    final long packed = staged.awaitMore(unpacked, stallNanos, () -> departed(peer));
                     if (packed == SharedMemory.PACKING_FAILED) {
                         // the sender says why over the connection
                         LOG.log(System.Logger.Level.DEBUG, "rank " + peer + " could not pack send " + sendId);

@@ -113,7 +113,7 @@ class SharedMemoryTest {
             final java.nio.ByteBuffer data = staged.data();
             long done = 0;
             while (done < bytes) {
-                final long packed = staged.awaitMore(done, false, 10_000_000_000L, () -> false);
+                final long packed = staged.awaitMore(done, 10_000_000_000L, () -> false);
                 assertTrue(packed > done && packed <= bytes && packed % SharedMemory.CHUNK_BYTES == 0, "" + packed);
                 for (long i = done; i < packed; i += 8) {
                     assertEquals(i, data.getLong((int) i));
@@ -145,15 +145,15 @@ class SharedMemoryTest {
             Files.write(dead.resolve("to-1"), new byte[1 << 16]);
             final SharedMemory.Staged orphan = receiver.staged(dead.resolve("to-1").toString(), 0, 4096);
             final long t0 = System.nanoTime();
-            assertEquals(SharedMemory.SENDER_GONE, orphan.awaitMore(0, false, 60_000_000_000L, () -> false));
+            assertEquals(SharedMemory.SENDER_GONE, orphan.awaitMore(0, 60_000_000_000L, () -> false));
             assertTrue(System.nanoTime() - t0 < 5_000_000_000L, "noticed well before the stall bound");
             // the sender's process runs but its rank is known to have failed; then it runs but packs nothing
             final SharedMemory.Segment s = live.takeMessage(1, 4096);
             final SharedMemory.Staged stuck = receiver.staged(s.arena().file().toString(), s.offset(), 4096);
-            assertEquals(SharedMemory.SENDER_GONE, stuck.awaitMore(0, true, 60_000_000_000L, () -> true));
-            assertEquals(SharedMemory.STALLED, stuck.awaitMore(0, false, 20_000_000L, () -> false));
+            assertEquals(SharedMemory.SENDER_GONE, stuck.awaitMore(0, 60_000_000_000L, () -> true));
+            assertEquals(SharedMemory.STALLED, stuck.awaitMore(0, 20_000_000L, () -> false));
             s.publish(SharedMemory.PACKING_FAILED);
-            assertEquals(SharedMemory.PACKING_FAILED, stuck.awaitMore(0, false, 20_000_000L, () -> false));
+            assertEquals(SharedMemory.PACKING_FAILED, stuck.awaitMore(0, 20_000_000L, () -> false));
         } finally {
             live.close();
             receiver.close();
