@@ -57,11 +57,14 @@ final class SharedMemory implements AutoCloseable {
      * Bytes packed between two publications of the count ({@code -Dpario.shmChunkBytes}, default 64 KiB): small
      * enough that the receiver starts unpacking soon after the sender starts packing, large enough that the count's
      * cache line does not move between the cores for every few lines of data. Plain Java through one mapping, 1 MiB
-     * each way: 147 µs a message published whole, 95-100 in 64 KiB chunks, 101-127 in 256 KiB (docs/benchmarks.md).
+     * each way: 152-154 µs a message published whole, 90 in 64 KiB chunks, 104 in 256 KiB ({@code bench/.../ShmFloor},
+     * docs/benchmarks.md).
      */
     static final int CHUNK_BYTES = Math.max(4096, Integer.getInteger("pario.shmChunkBytes", 64 << 10));
     private static final VarHandle LONGS = MethodHandles.byteBufferViewVarHandle(long[].class,
         ByteOrder.nativeOrder());
+    /** The unit in which shared memory is allocated, and touched. */
+    private static final int PAGE = 4096;
     /** How often a waiting receiver looks whether the sender's process still runs. */
     private static final long LIVENESS_NANOS = 1_000_000;
 
@@ -193,15 +196,8 @@ final class SharedMemory implements AutoCloseable {
         }
     }
 
-    private static final int PAGE = 4096;
-
     /** {@code length} bytes at {@code offset} of an arena. */
     record Segment(Arena arena, long offset, int length) {
-        /** @return the segment's bytes, position 0, for writing or reading */
-        ByteBuffer buffer() {
-            return arena.buffer.slice((int) offset, length);
-        }
-
         /** @return the data of a message staged here: {@code bytes} bytes after the header */
         ByteBuffer data(final int bytes) {
             return arena.buffer.slice((int) offset + HEADER, bytes);

@@ -1551,6 +1551,8 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
                         return null;
                     }
                     if (packed < 0) {
+                        // a sender that still runs stops packing and frees the space
+                        discard();
                         return CompletableFuture.failedFuture(stopped(packed, unpacked));
                     }
                     org.pario.datatypes.Packer.unpack(source, (int) unpacked, (int) (packed - unpacked), memory,
@@ -1565,7 +1567,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
             return CompletableFuture.completedFuture(null);
         }
 
-        /** @return why a receive gave up on a sender that stopped packing before its rank was known to be lost */
+        /** @return why a receive gave up waiting for the next chunk of a staged message */
         private ParioException stopped(final long why, final long unpacked) {
             final String arrived = " (" + unpacked + " of its " + bytes + " bytes in shared memory had arrived)";
             if (departed(peer)) {
