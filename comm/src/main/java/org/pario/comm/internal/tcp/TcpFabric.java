@@ -1541,10 +1541,11 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
             }
             final java.nio.ByteBuffer source = staged.data();
             final long stallNanos = TimeUnit.MILLISECONDS.toNanos(failureTimeoutMillis);
+            final java.util.function.BooleanSupplier senderLeft = () -> departed(peer);
             long unpacked = 0;
             try {
                 while (unpacked < bytes) {
-                    final long packed = staged.awaitMore(unpacked, stallNanos, () -> departed(peer));
+                    final long packed = staged.awaitMore(unpacked, stallNanos, senderLeft);
                     if (packed == SharedMemory.PACKING_FAILED) {
                         // the sender says why over the connection
                         LOG.log(System.Logger.Level.DEBUG, "rank " + peer + " could not pack send " + sendId);
