@@ -88,6 +88,45 @@ class SharedMemoryPathTest {
     }
 
     /**
+     * A staged message whose receiver cannot map the arena reaches it over the connection while the sender computes
+     * and makes no call at all: the sender's background thread answers the request without a wait to drive it.
+     */
+    @Test
+    void aReceiverThatAsksOverTheConnectionIsAnsweredWhileTheSenderComputes() {
+        final long computeNanos = 2_000_000_000L;
+        Transport.TCP.run(2, world -> {
+            if (world.rank() == 0) {
+                world.send(data(5), COUNT, Datatype.DOUBLE, 1, 9);
+                final Path arena = ((TcpFabric) world.fabric).sharedMemoryDirectory().resolve("to-1");
+                try {
+                    Files.delete(arena);
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+                world.send(new int[1], 1, Datatype.INT, 1, 8);
+                // computing: no Pario call until the receiver has had ample time
+                final long start = System.nanoTime();
+                double sink = 0;
+                while (System.nanoTime() - start < computeNanos) {
+                    sink += Math.sqrt(sink + 1);
+                }
+                assertTrue(sink > 0);
+                world.barrier();
+            } else {
+                world.recv(new int[1], 1, Datatype.INT, 0, 8);
+                final long start = System.nanoTime();
+                final double[] got = new double[COUNT];
+                world.recv(got, COUNT, Datatype.DOUBLE, 0, 9);
+                final long took = System.nanoTime() - start;
+                assertArrayEquals(data(5), got);
+                assertTrue(took < computeNanos / 2, "the data came " + took / 1_000_000 + " ms after it was asked "
+                    + "for, while its sender computed");
+                world.barrier();
+            }
+        });
+    }
+
+    /**
      * A staged message is announced before its data is packed, and its receiver unpacks each chunk as it is
      * published: a receive posted first takes 32 MiB sent from a strided type while the sender still packs it, and
      * one posted after the send takes the next message whole; every value lands where it belongs.
