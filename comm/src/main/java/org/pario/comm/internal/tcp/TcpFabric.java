@@ -1503,6 +1503,9 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
      *     receiver's request over the connection, or a large staged one (see {@link #STAGED_OWE_MIN})
      */
     private boolean owesProgress() {
+        if (parked.isEmpty()) {
+            return false;
+        }
         for (final Parked p : parked.values()) {
             if (p.segment == null || p.bytes >= STAGED_OWE_MIN) {
                 return true;
