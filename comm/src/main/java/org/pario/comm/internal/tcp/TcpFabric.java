@@ -1487,16 +1487,17 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
 
     /**
      * Smallest message staged in shared memory for which the rank owes its receiver progress, as for one waiting for
-     * its receiver's request over the connection ({@code -Dpario.stagedOweMinBytes}, default 4 MiB; 0 makes every
+     * its receiver's request over the connection ({@code -Dpario.stagedOweMinBytes}, default 1 MiB; 0 makes every
      * staged message count). A smaller one is fetched from the file; all its receiver says over the connection is
      * that it is done with it, which the rank takes in at its next wait or send. Counting those, each wait that
      * ended before the receiver said so woke the background thread to drive the loop, on the cores the two ranks'
-     * copies needed: at 2 ranks a 1 MiB alltoall through shared memory took 137-161 µs a call so, 120-132 without;
-     * a 1 MiB allreduce 377-403 against 303-330; at 4 ranks a 1 MiB allreduce 976-985 against 744-917. Larger
-     * messages keep it: with every staged message left out a 16 MiB allreduce at 2 ranks, whose 8 MiB halves the
-     * woken thread unpacks beside the rank's own, went to 12.8-14.1 ms from 9.4-13.3 (docs/benchmarks.md).
+     * copies needed: at 2 ranks a 1 MiB alltoall through shared memory (512 KiB a message) took 137-161 µs a call
+     * so, 120-132 without; a 1 MiB allreduce 377-403 against 303-330; at 4 ranks a 1 MiB allreduce 976-985 against
+     * 744-917. From a MiB the woken thread pays for itself, unpacking the peer's next message while the rank's own
+     * thread combines or copies: a 4 MiB allreduce at 2 ranks (2 MiB halves) took 1407-1624 µs with it, 1962-2180
+     * without (docs/benchmarks.md).
      */
-    private static final long STAGED_OWE_MIN = Long.getLong("pario.stagedOweMinBytes", 4L << 20);
+    private static final long STAGED_OWE_MIN = Long.getLong("pario.stagedOweMinBytes", 1L << 20);
 
     /**
      * @return whether a parked message needs this rank's loop driven while no thread waits: one waiting for its
