@@ -511,6 +511,19 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
      */
     static final long SHARED_MEMORY_MIN = Long.getLong("pario.sharedMemoryMinBytes", 256 << 10);
     /**
+     * Smallest message staged in shared memory for which the rank owes its receiver progress, as for one waiting for
+     * its receiver's request over the connection ({@code -Dpario.stagedOweMinBytes}, default 1 MiB; 0 makes every
+     * staged message count). A smaller one is fetched from the file; all its receiver says over the connection is
+     * that it is done with it, which the rank takes in at its next wait or send. Counting those, each wait that
+     * ended before the receiver said so woke the background thread to drive the loop, on the cores the two ranks'
+     * copies needed: at 2 ranks a 1 MiB alltoall through shared memory (512 KiB a message) took 137-161 µs a call
+     * so, 120-132 without; a 1 MiB allreduce 377-403 against 303-330; at 4 ranks a 1 MiB allreduce 976-985 against
+     * 744-917. From a MiB the woken thread pays for itself, unpacking the peer's next message while the rank's own
+     * thread combines or copies: a 4 MiB allreduce at 2 ranks (2 MiB halves) took 1407-1624 µs with it, 1962-2180
+     * without (docs/benchmarks.md).
+     */
+    private static final long STAGED_OWE_MIN = Long.getLong("pario.stagedOweMinBytes", 1L << 20);
+    /**
      * Eager bytes a sender may have in flight to one peer, not yet consumed by a receive there; beyond it, even
      * small messages wait at the sender (rendezvous), so a slow receiver holds at most this much unexpected data
      * per peer. ({@code -Dpario.eagerCreditBytes})
@@ -1340,6 +1353,22 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
     }
 
     /**
+     * @return whether a parked message needs this rank's loop driven while no thread waits: one waiting for its
+     *     receiver's request over the connection, or a large staged one (see {@link #STAGED_OWE_MIN})
+     */
+    private boolean owesProgress() {
+        if (parked.isEmpty()) {
+            return false;
+        }
+        for (final Parked p : parked.values()) {
+            if (p.segment == null || p.bytes >= STAGED_OWE_MIN) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
      * Records a parked message and announces it.
      *
      * @return false when its receiver has left: nothing is announced and the buffer is freed (a failed receiver
@@ -1485,35 +1514,6 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         parked.remove(id);
     }
 
-    /**
-     * Smallest message staged in shared memory for which the rank owes its receiver progress, as for one waiting for
-     * its receiver's request over the connection ({@code -Dpario.stagedOweMinBytes}, default 1 MiB; 0 makes every
-     * staged message count). A smaller one is fetched from the file; all its receiver says over the connection is
-     * that it is done with it, which the rank takes in at its next wait or send. Counting those, each wait that
-     * ended before the receiver said so woke the background thread to drive the loop, on the cores the two ranks'
-     * copies needed: at 2 ranks a 1 MiB alltoall through shared memory (512 KiB a message) took 137-161 µs a call
-     * so, 120-132 without; a 1 MiB allreduce 377-403 against 303-330; at 4 ranks a 1 MiB allreduce 976-985 against
-     * 744-917. From a MiB the woken thread pays for itself, unpacking the peer's next message while the rank's own
-     * thread combines or copies: a 4 MiB allreduce at 2 ranks (2 MiB halves) took 1407-1624 µs with it, 1962-2180
-     * without (docs/benchmarks.md).
-     */
-    private static final long STAGED_OWE_MIN = Long.getLong("pario.stagedOweMinBytes", 1L << 20);
-
-    /**
-     * @return whether a parked message needs this rank's loop driven while no thread waits: one waiting for its
-     *     receiver's request over the connection, or a large staged one (see {@link #STAGED_OWE_MIN})
-     */
-    private boolean owesProgress() {
-        if (parked.isEmpty()) {
-            return false;
-        }
-        for (final Parked p : parked.values()) {
-            if (p.segment == null || p.bytes >= STAGED_OWE_MIN) {
-                return true;
-            }
-        }
-        return false;
-    }
 
     /** The receive side of a parked message: asks for its data when a receive has matched it. */
     private final class RemotePull implements org.pario.comm.internal.Pull {
