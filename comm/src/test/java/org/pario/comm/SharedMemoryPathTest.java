@@ -33,6 +33,15 @@ class SharedMemoryPathTest {
         return a;
     }
 
+    /** Deletes this rank's arena for messages to {@code peer}, so that a receiver that has not mapped it cannot. */
+    private static void deleteArenaFor(final Communicator world, final int peer) {
+        try {
+            Files.delete(((TcpFabric) world.fabric).sharedMemoryDirectory().resolve("to-" + peer));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     @Test
     void largeMessagesTravelThroughTheArenaAndTheDirectoryGoesWithTheRank() {
         final List<Path> dirs = Transport.TCP.call(3, world -> {
@@ -71,12 +80,7 @@ class SharedMemoryPathTest {
             if (world.rank() == 0) {
                 world.send(data(7), COUNT, Datatype.DOUBLE, 1, 9);
                 // the receiver has not mapped the arena yet; without the file it must ask over the connection
-                final Path arena = ((TcpFabric) world.fabric).sharedMemoryDirectory().resolve("to-1");
-                try {
-                    Files.delete(arena);
-                } catch (java.io.IOException e) {
-                    throw new java.io.UncheckedIOException(e);
-                }
+                deleteArenaFor(world, 1);
                 world.barrier();
             } else {
                 world.barrier();
@@ -99,12 +103,7 @@ class SharedMemoryPathTest {
         Transport.TCP.run(2, world -> {
             if (world.rank() == 0) {
                 world.send(data(5), count, Datatype.DOUBLE, 1, 9);
-                final Path arena = ((TcpFabric) world.fabric).sharedMemoryDirectory().resolve("to-1");
-                try {
-                    Files.delete(arena);
-                } catch (java.io.IOException e) {
-                    throw new java.io.UncheckedIOException(e);
-                }
+                deleteArenaFor(world, 1);
                 world.send(new int[1], 1, Datatype.INT, 1, 8);
                 // computing: no Pario call until the receiver has had ample time
                 final long start = System.nanoTime();
