@@ -1514,7 +1514,6 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         parked.remove(id);
     }
 
-
     /** The receive side of a parked message: asks for its data when a receive has matched it. */
     private final class RemotePull implements org.pario.comm.internal.Pull {
         private final int peer;
