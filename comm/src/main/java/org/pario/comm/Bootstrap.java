@@ -86,6 +86,24 @@ public record Bootstrap(int rank, int size, String coordinator, Path rendezvousD
             Duration.ofSeconds(10));
     }
 
+    /**
+     * @param env environment variables
+     * @return true when they name a rank and size, as a launcher sets them
+     */
+    public static boolean launched(final Map<String, String> env) {
+        for (final String[] s : SOURCES) {
+            if (env.get(s[0]) != null && env.get(s[1]) != null) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The variables that name a rank and the job's size, first match wins. */
+    private static final String[][] SOURCES = {{"PARIO_RANK", "PARIO_SIZE"},
+        {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"}, {"PMI_RANK", "PMI_SIZE"}, {"SLURM_PROCID", "SLURM_NTASKS"},
+        {"RANK", "WORLD_SIZE"}, {"JOB_COMPLETION_INDEX", "PARIO_SIZE"}};
+
     /** @return the bootstrap described by this process's environment */
     public static Bootstrap fromEnvironment() {
         return fromEnvironment(System.getenv());
@@ -97,12 +115,9 @@ public record Bootstrap(int rank, int size, String coordinator, Path rendezvousD
      * @throws ParioException if they name no rank and size
      */
     public static Bootstrap fromEnvironment(final Map<String, String> env) {
-        final String[][] sources = {{"PARIO_RANK", "PARIO_SIZE"}, {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
-            {"PMI_RANK", "PMI_SIZE"}, {"SLURM_PROCID", "SLURM_NTASKS"}, {"RANK", "WORLD_SIZE"},
-            {"JOB_COMPLETION_INDEX", "PARIO_SIZE"}};
         int rank = -1;
         int size = -1;
-        for (final String[] s : sources) {
+        for (final String[] s : SOURCES) {
             if (env.get(s[0]) != null && env.get(s[1]) != null) {
                 rank = integer(env, s[0]);
                 size = integer(env, s[1]);

@@ -397,6 +397,93 @@ public final class Communicator implements AutoCloseable {
         Collectives.scan(this, nextCall(17), sendbuf, recvbuf, count, type, op, true);
     }
 
+    // ------------------------------------------------------------------ typed shortcuts (see Shortcuts)
+
+    /** {@link #allreduce(Object, Object, long, Datatype, Op)} of one {@code long}: {@code allreduce(n, Op.SUM)}. */
+    public long allreduce(final long value, final Op op) {
+        return Shortcuts.allreduce(this, value, op);
+    }
+
+    /** {@link #allreduce(Object, Object, long, Datatype, Op)} of one {@code int}. */
+    public int allreduce(final int value, final Op op) {
+        return Shortcuts.allreduce(this, value, op);
+    }
+
+    /** {@link #allreduce(Object, Object, long, Datatype, Op)} of one {@code double}. */
+    public double allreduce(final double value, final Op op) {
+        return Shortcuts.allreduce(this, value, op);
+    }
+
+    /** Element-wise {@link #allreduce(Object, Object, long, Datatype, Op)} into a new array of the same length. */
+    public double[] allreduce(final double[] values, final Op op) {
+        return Shortcuts.allreduce(this, values, op);
+    }
+
+    /** Element-wise {@link #allreduce(Object, Object, long, Datatype, Op)} into a new array of the same length. */
+    public long[] allreduce(final long[] values, final Op op) {
+        return Shortcuts.allreduce(this, values, op);
+    }
+
+    /** Element-wise {@link #allreduce(Object, Object, long, Datatype, Op)} into a new array of the same length. */
+    public int[] allreduce(final int[] values, final Op op) {
+        return Shortcuts.allreduce(this, values, op);
+    }
+
+    /** {@link #bcast(Object, long, Datatype, int)} of one {@code long}: every rank returns root's value. */
+    public long bcast(final long value, final int root) {
+        return Shortcuts.bcast(this, value, checkRank("root", root));
+    }
+
+    /** {@link #bcast(Object, long, Datatype, int)} of one {@code double}: every rank returns root's value. */
+    public double bcast(final double value, final int root) {
+        return Shortcuts.bcast(this, value, checkRank("root", root));
+    }
+
+    /** Root's string on every rank (other ranks' argument is ignored and may be null). */
+    public String bcast(final String value, final int root) {
+        return Shortcuts.bcast(this, value, checkRank("root", root));
+    }
+
+    /** {@link #allgather(Object, long, Datatype, Object, long, Datatype)} of one value a rank, in rank order. */
+    public long[] allgather(final long value) {
+        return Shortcuts.allgather(this, value);
+    }
+
+    /** {@link #allgather(Object, long, Datatype, Object, long, Datatype)} of one value a rank, in rank order. */
+    public double[] allgather(final double value) {
+        return Shortcuts.allgather(this, value);
+    }
+
+    /**
+     * {@link #gatherv}: every rank's values, of any length, concatenated in rank order at root.
+     *
+     * @return the values at root; null on the other ranks
+     */
+    public double[] gather(final double[] values, final int root) {
+        return (double[]) Shortcuts.gather(this, values, values.length, Datatype.DOUBLE, checkRank("root", root),
+            double[]::new);
+    }
+
+    /**
+     * {@link #gatherv}: every rank's values, of any length, concatenated in rank order at root.
+     *
+     * @return the values at root; null on the other ranks
+     */
+    public long[] gather(final long[] values, final int root) {
+        return (long[]) Shortcuts.gather(this, values, values.length, Datatype.LONG, checkRank("root", root),
+            long[]::new);
+    }
+
+    /**
+     * {@link #gatherv}: every rank's values, of any length, concatenated in rank order at root.
+     *
+     * @return the values at root; null on the other ranks
+     */
+    public int[] gather(final int[] values, final int root) {
+        return (int[]) Shortcuts.gather(this, values, values.length, Datatype.INT, checkRank("root", root),
+            int[]::new);
+    }
+
     // ------------------------------------------------------------------ nonblocking collectives
 
     /** {@code MPI_Ibarrier}. */

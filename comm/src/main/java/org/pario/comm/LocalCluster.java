@@ -54,7 +54,8 @@ public final class LocalCluster {
      *
      * @param ranks number of ranks, {@code >= 1}
      * @param body  what each rank runs
-     * @throws ParioException the first rank failure (later ones attached as suppressed)
+     * @throws ParioException the failure of the rank that failed first on its own, with that rank's exception as
+     *                        its cause (the others attached as suppressed)
      */
     public static void run(final int ranks, final RankBody body) {
         call(ranks, world -> {
@@ -119,23 +120,54 @@ public final class LocalCluster {
         } finally {
             workers.shutdownNow();
         }
-        ParioException first = null;
-        for (int r = 0; r < ranks; r++) {
-            if (failures[r] != null) {
-                final ParioException e = failures[r] instanceof ParioException p
-                    ? new ParioException(p.category(), "rank " + r + ": " + p.getMessage(), p)
-                    : new ParioException(ErrorCategory.IO, "rank " + r + ": " + failures[r], failures[r]);
-                if (first == null) {
-                    first = e;
-                } else {
-                    first.addSuppressed(e);
-                }
-            }
-        }
-        if (first != null) {
-            throw first;
+        final ParioException failure = failure(failures);
+        if (failure != null) {
+            throw failure;
         }
         return results;
+    }
+
+    /**
+     * The run's failure: the rank that failed on its own (not through an error every rank agreed on) if there is
+     * one, else the first; its own exception is the cause, the others are suppressed.
+     */
+    static ParioException failure(final Throwable[] failures) {
+        int origin = -1;
+        for (int r = 0; r < failures.length && origin < 0; r++) {
+            if (failures[r] != null && !(failures[r] instanceof ParioException p && p.agreed())) {
+                origin = r;
+            }
+        }
+        for (int r = 0; r < failures.length && origin < 0; r++) {
+            // an agreed error carries the failing rank's own exception as its cause on that rank only
+            if (failures[r] != null && failures[r].getCause() != null) {
+                origin = r;
+            }
+        }
+        for (int r = 0; r < failures.length && origin < 0; r++) {
+            origin = failures[r] != null ? r : -1;
+        }
+        if (origin < 0) {
+            return null;
+        }
+        final ParioException e = asRunFailure(origin, failures[origin]);
+        for (int r = 0; r < failures.length; r++) {
+            if (r != origin && failures[r] != null) {
+                e.addSuppressed(failures[r]);
+            }
+        }
+        return e;
+    }
+
+    private static ParioException asRunFailure(final int rank, final Throwable t) {
+        if (t instanceof ParioException p) {
+            // an agreed message already names the failing rank ("rank 2: ..."); others get their rank in front
+            final String m = p.agreed() && p.getMessage() != null && p.getMessage().startsWith("rank ")
+                ? p.getMessage() : "rank " + rank + ": " + p.getMessage();
+            final Throwable own = p.agreed() && p.getCause() != null ? p.getCause() : p;
+            return new ParioException(p.category(), m, own, p.agreed());
+        }
+        return new ParioException(ErrorCategory.IO, "rank " + rank + ": " + t, t);
     }
 
     private static ThreadFactory daemons(final String name) {

@@ -4,6 +4,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import org.pario.comm.internal.LocalFabric;
 import org.pario.comm.internal.tcp.TcpConfig;
 import org.pario.comm.internal.tcp.TcpFabric;
 import org.pario.comm.internal.tcp.TlsContexts;
@@ -26,12 +27,28 @@ public final class Pario {
     }
 
     /**
-     * Joins the job described by the environment ({@link Bootstrap#fromEnvironment()}).
+     * Joins the job described by the environment ({@link Bootstrap#fromEnvironment()}); a process that no
+     * launcher started (no rank in its environment) is a job of one rank on its own, as an MPI singleton is, so
+     * the same program runs alone, as threads ({@link LocalCluster}) and as launched JVMs.
      *
      * @return the world communicator
      */
     public static Communicator init() {
-        return init(Bootstrap.fromEnvironment());
+        return Bootstrap.launched(System.getenv()) ? init(Bootstrap.fromEnvironment()) : singleton();
+    }
+
+    /** @return a world of one rank, this process, over the in-JVM transport: nothing listens on a socket */
+    static Communicator singleton() {
+        final LocalFabric fabric = new LocalFabric(1);
+        final ExecutorService workers = Executors.newCachedThreadPool(r -> {
+            final Thread t = new Thread(r, "pario-worker");
+            t.setDaemon(true);
+            return t;
+        });
+        return new Communicator(fabric, new int[] {0}, 0, 0, new Communicator.RankState(workers, 1), () -> {
+            fabric.depart(0, null);
+            workers.shutdownNow();
+        });
     }
 
     /**

@@ -8,6 +8,7 @@ import org.pario.ErrorCategory;
 import org.pario.ParioException;
 import org.pario.comm.Communicator;
 import org.pario.comm.Status;
+import org.pario.datatypes.BufferTypes;
 import org.pario.datatypes.Cursor;
 import org.pario.datatypes.DataRepresentation;
 import org.pario.datatypes.Datatype;
@@ -344,6 +345,7 @@ public final class ParallelFile implements AutoCloseable {
         } else {
             checkReadable();
         }
+        BufferTypes.require(buf, type, "the buffer");
         return Views.transfer(storage, view, write, Memory.ofObject(buf), count, type, offset,
             new Views.Access(chunks, hints.readSieveBytes(), hints.writeSieveBytes(), hints.directRunBytes(write),
                 atomic, moved));

@@ -16,6 +16,7 @@ import org.pario.ParioException;
 import org.pario.comm.Communicator;
 import org.pario.comm.Request;
 import org.pario.comm.Status;
+import org.pario.datatypes.BufferTypes;
 import org.pario.datatypes.Cursor;
 import org.pario.datatypes.DataRepresentation;
 import org.pario.datatypes.Datatype;
@@ -65,6 +66,10 @@ final class TwoPhase {
     /** Per aggregator, this rank's buffer for its pieces of a read. */
     private byte[][] readBuffers;
     private Progress progress = Progress.NONE;
+    /** Whether a recording takes round events; checked once per call, so idle calls allocate none. */
+    private static final jdk.jfr.EventType ROUND_EVENTS = jdk.jfr.EventType.getEventType(TwoPhaseRoundEvent.class);
+    private TwoPhaseRoundEvent roundEvent;
+    private boolean writing;
     /** The bytes all ranks move in the current call. */
     private long callBytes;
 
@@ -137,7 +142,26 @@ final class TwoPhase {
     }
 
     private void roundDone(final long round, final long rounds) {
+        final TwoPhaseRoundEvent e = roundEvent;
+        if (e != null && e.shouldCommit()) {
+            e.write = writing;
+            e.round = round;
+            e.rounds = rounds;
+            e.callBytes = callBytes;
+            e.commit();
+        }
+        roundEvent = beginRound();
         progress.update(callBytes * (round + 1) / rounds, callBytes);
+    }
+
+    /** @return a begun event for the next round, or null when no recording wants it (no allocation then) */
+    private static TwoPhaseRoundEvent beginRound() {
+        if (!ROUND_EVENTS.isEnabled()) {
+            return null;
+        }
+        final TwoPhaseRoundEvent e = new TwoPhaseRoundEvent();
+        e.begin();
+        return e;
     }
 
     // ------------------------------------------------------------------ geometry
@@ -220,6 +244,7 @@ final class TwoPhase {
         long hi = 0;
         long meanRun = 0;
         try {
+            BufferTypes.require(buf, type, "the buffer");
             m = Memory.ofObject(buf);
             if (count < 0) {
                 throw ParioException.argument("count must be >= 0, got " + count);
@@ -294,6 +319,8 @@ final class TwoPhase {
             from = fileEnd;
         }
         final Plan plan = new Plan(starts, ends, domains(from, max, parts), hints.number("cb_buffer_size"));
+        writing = write;
+        roundEvent = beginRound();
         if (parts) {
             return writeParts(plan, m, count, type, rep);
         }

@@ -3,48 +3,100 @@ package org.pario.io.array;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 
 import org.pario.ParioException;
+import org.pario.comm.Communicator;
 import org.pario.datatypes.Datatype;
 import org.pario.datatypes.Distribution;
 import org.pario.datatypes.Order;
 
 /**
- * A global array distributed HPF style over a process grid: its shape, element type (any datatype, structs
- * included), one {@link Dist} per dimension, the grid (given, or chosen like {@code MPI_Dims_create}) and the
- * storage order. Immutable; {@link #local(int)} gives one rank's part: its local shape, its darray filetype, and
- * the mapping between local and global indices. Nothing here grows with the element count.
+ * A global array distributed HPF style over the ranks of a communicator: its shape, element type (any datatype,
+ * structs included, with the Java buffer that holds it), one {@link Dist} per dimension, the process grid (chosen
+ * like {@code MPI_Dims_create} for the communicator's size, or given) and the storage order. Immutable; bound to
+ * its communicator, so the rank count is never a separate argument and a description cannot be used by ranks it
+ * was not made for. {@link #local()} is this rank's part: its local shape, its darray filetype, and the mapping
+ * between local and global indices. Nothing here grows with the element count.
+ *
+ * <pre>{@code
+ * DistributedArray<double[]> field = DistributedArray.of(world, Element.DOUBLE, new long[] {256, 256, 512},
+ *     Dist.block(), Dist.block(), Dist.cyclic(2));
+ * double[] mine = field.allocate();           // this rank's elements, in local order
+ * }</pre>
+ *
+ * @param <T> the buffer class holding a rank's elements ({@code double[]}, {@code ByteBuffer}, ...)
  */
-public final class DistributedArray {
+public final class DistributedArray<T> {
+    private final Communicator comm;
     private final long[] shape;
-    private final Datatype element;
+    private final Element<T> element;
     private final Dist[] dists;
     private final long[] grid;
+    private final long[] requestedGrid;
     private final Order order;
 
-    private DistributedArray(final long[] shape, final Datatype element, final Dist[] dists, final long[] grid,
-                             final Order order) {
+    private DistributedArray(final Communicator comm, final long[] shape, final Element<T> element,
+                             final Dist[] dists, final long[] requestedGrid, final Order order) {
+        this.comm = comm;
         this.shape = shape;
         this.element = element;
         this.dists = dists;
-        this.grid = grid;
+        this.requestedGrid = requestedGrid;
         this.order = order;
+        this.grid = chooseGrid(shape, dists, requestedGrid, comm.size());
     }
 
     /**
-     * A distributed array.
+     * A distributed array over the ranks of {@code comm}, in C order (last index fastest), on a balanced grid.
      *
-     * @param shape   global elements per dimension
-     * @param element the element type
-     * @param dists   the distribution of each dimension
-     * @param grid    processes per dimension, or null to choose a balanced grid for {@code ranks} (NONE
-     *                dimensions get 1); a 0 entry is chosen, others are kept, as {@code MPI_Dims_create} does
-     * @param ranks   the number of ranks
-     * @param order   C (last index fastest) or Fortran (first index fastest)
-     * @return the array description
+     * @param comm    the ranks that hold it
+     * @param element the element type and its buffer ({@link Element#DOUBLE}, {@link Element#of(Datatype)}, ...)
+     * @param shape   global elements per dimension, each {@code >= 1}
+     * @param dists   the distribution of each dimension, one per dimension; none at all means BLOCK in every one
+     * @param <T>     the buffer class
+     * @return the array
+     * @throws ParioException naming the argument if the shape, distributions and rank count do not fit together
      */
-    public static DistributedArray of(final long[] shape, final Datatype element, final Dist[] dists,
-                                      final long[] grid, final int ranks, final Order order) {
+    public static <T> DistributedArray<T> of(final Communicator comm, final Element<T> element, final long[] shape,
+                                             final Dist... dists) {
+        Objects.requireNonNull(comm, "comm");
+        Objects.requireNonNull(element, "element");
+        Objects.requireNonNull(shape, "shape");
+        final Dist[] d = dists == null || dists.length == 0 ? blocks(shape.length) : dists.clone();
+        return new DistributedArray<>(comm, shape.clone(), element, d, null, Order.C);
+    }
+
+    private static Dist[] blocks(final int n) {
+        final Dist[] d = new Dist[n];
+        Arrays.fill(d, Dist.block());
+        return d;
+    }
+
+    /**
+     * The same array on a given process grid.
+     *
+     * @param grid processes per dimension (their product the communicator's size); a 0 entry is chosen, others
+     *             are kept, as {@code MPI_Dims_create} does
+     * @return the array
+     */
+    public DistributedArray<T> grid(final long... grid) {
+        Objects.requireNonNull(grid, "grid");
+        return new DistributedArray<>(comm, shape, element, dists, grid.clone(), order);
+    }
+
+    /**
+     * The same array in another storage order.
+     *
+     * @param order C (last index fastest) or Fortran (first index fastest)
+     * @return the array
+     */
+    public DistributedArray<T> order(final Order order) {
+        Objects.requireNonNull(order, "order");
+        return new DistributedArray<>(comm, shape, element, dists, requestedGrid, order);
+    }
+
+    private static long[] chooseGrid(final long[] shape, final Dist[] dists, final long[] grid, final int ranks) {
         if (shape.length == 0 || dists.length != shape.length) {
             throw ParioException.argument("a distributed array needs one distribution per dimension: shape "
                 + Arrays.toString(shape) + ", distributions " + Arrays.toString(dists));
@@ -53,6 +105,9 @@ public final class DistributedArray {
             if (n < 1) {
                 throw ParioException.argument("array dimensions must be >= 1, got " + Arrays.toString(shape));
             }
+        }
+        for (final Dist d : dists) {
+            Objects.requireNonNull(d, "a distribution");
         }
         final long[] g = grid == null ? new long[shape.length] : grid.clone();
         if (g.length != shape.length) {
@@ -76,7 +131,7 @@ public final class DistributedArray {
                     + x.size() * chosen[d] + " of the " + shape[d] + " elements of dimension " + d);
             }
         }
-        return new DistributedArray(shape.clone(), element, dists.clone(), chosen, order);
+        return chosen;
     }
 
     /**
@@ -139,14 +194,24 @@ public final class DistributedArray {
         return out;
     }
 
+    /** @return the communicator whose ranks hold the array */
+    public Communicator comm() {
+        return comm;
+    }
+
     /** @return the global shape */
     public long[] shape() {
         return shape.clone();
     }
 
-    /** @return the element type */
-    public Datatype element() {
+    /** @return the element type and the buffer that holds it */
+    public Element<T> element() {
         return element;
+    }
+
+    /** @return the datatype of one element */
+    public Datatype elementType() {
+        return element.type();
     }
 
     /** @return the distribution of each dimension */
@@ -164,13 +229,9 @@ public final class DistributedArray {
         return order;
     }
 
-    /** @return the number of ranks the grid holds */
+    /** @return the number of ranks, the communicator's size */
     public int ranks() {
-        long n = 1;
-        for (final long p : grid) {
-            n *= p;
-        }
-        return (int) n;
+        return comm.size();
     }
 
     /** @return the number of elements of the global array */
@@ -182,21 +243,48 @@ public final class DistributedArray {
         return n;
     }
 
+    /** @return this rank's part */
+    public Local local() {
+        return new Local(comm.rank());
+    }
+
     /**
-     * @param rank a rank in {@code [0, ranks())}
+     * Another rank's part, for pictures and tools; I/O always uses {@link #local()}.
+     *
+     * @param rank a rank of the communicator
      * @return that rank's part
      */
     public Local local(final int rank) {
-        if (rank < 0 || rank >= ranks()) {
-            throw ParioException.argument("rank " + rank + " is not in the grid " + Arrays.toString(grid));
+        if (rank < 0 || rank >= comm.size()) {
+            throw ParioException.argument("rank " + rank + " is not one of the " + comm.size() + " ranks of the "
+                + "array's communicator");
         }
         return new Local(rank);
     }
 
+    /**
+     * A new, zeroed buffer for this rank's elements, exactly as long as they need.
+     *
+     * @return the buffer
+     * @throws ParioException if the part does not fit one Java array
+     */
+    public T allocate() {
+        return element.allocate(local().count());
+    }
+
+    /**
+     * How this array is laid out, as text every rank can compare: shape, element, distributions, grid, order.
+     *
+     * @return the description
+     */
+    String layout() {
+        return Arrays.toString(shape) + " of " + element.type() + ", " + Arrays.toString(dists) + " on grid "
+            + Arrays.toString(grid) + ", " + order;
+    }
+
     @Override
     public String toString() {
-        return "DistributedArray" + Arrays.toString(shape) + " of " + element + ", " + Arrays.toString(dists)
-            + " on grid " + Arrays.toString(grid) + ", " + order;
+        return "DistributedArray" + layout() + " on " + comm.size() + " rank" + (comm.size() == 1 ? "" : "s");
     }
 
     /** One rank's part of the array: which global elements it holds, and in which local order. */
@@ -244,7 +332,7 @@ public final class DistributedArray {
         }
 
         /** @return the array this is a part of */
-        public DistributedArray array() {
+        public DistributedArray<T> array() {
             return DistributedArray.this;
         }
 
@@ -267,6 +355,21 @@ public final class DistributedArray {
             return n;
         }
 
+        /**
+         * The number of local elements as an {@code int}, for loops over a Java array of them.
+         *
+         * @return {@link #count()}
+         * @throws ParioException if the part holds more elements than a Java array can
+         */
+        public int intCount() {
+            final long n = count();
+            if (n > Integer.MAX_VALUE - 8) {
+                throw ParioException.argument("rank " + rank + " holds " + n + " elements, more than a Java array "
+                    + "can; use count()");
+            }
+            return (int) n;
+        }
+
         /** @return the darray filetype: this rank's elements within the global array ({@code MPI_Type_create_darray}) */
         public Datatype filetype() {
             final Distribution[] kinds = new Distribution[shape.length];
@@ -280,7 +383,7 @@ public final class DistributedArray {
                 dargs[d] = dists[d].kind() == Dist.Kind.NONE || dists[d].kind() == Dist.Kind.BLOCK
                     && dists[d].size() == 0 ? Datatype.DISTRIBUTE_DFLT_DARG : dists[d].size();
             }
-            return Datatype.darray(ranks(), rank, shape, kinds, dargs, grid, order, element);
+            return Datatype.darray(ranks(), rank, shape, kinds, dargs, grid, order, element.type());
         }
 
         /**

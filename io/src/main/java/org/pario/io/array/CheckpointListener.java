@@ -1,0 +1,41 @@
+package org.pario.io.array;
+
+/**
+ * Told how far a checkpoint has come, phase by phase, on every rank: the figures are those of the whole call (all
+ * ranks together), the same on every rank. Called on the rank's own thread; keep it quick. The same phases are
+ * recorded as JFR events ({@code org.pario.CheckpointPhase}), so a flight recording shows where a checkpoint's
+ * time went without any listener.
+ *
+ * <pre>{@code
+ * Checkpoint.at(path).listener((phase, done, total) -> System.out.printf("%s %d/%d%n", phase, done, total))
+ *     .write("field", field, mine);
+ * }</pre>
+ */
+@FunctionalInterface
+public interface CheckpointListener {
+    /** Does nothing. */
+    CheckpointListener NONE = (phase, done, total) -> { };
+
+    /** The phases of a checkpoint write and of a restore, in the order they run. */
+    enum Phase {
+        /** Every rank checks that it describes the same arrays and attributes as rank 0. */
+        AGREE,
+        /** The arrays' data is exchanged among the ranks and written, round by round. */
+        WRITE,
+        /** The written data's checksums are computed. */
+        CHECKSUM,
+        /** The header is written, the file synced and published under its name. */
+        COMMIT,
+        /** The checksums of the data to restore are verified. */
+        VERIFY,
+        /** The data is read and exchanged among the ranks, round by round. */
+        READ
+    }
+
+    /**
+     * @param phase      the phase running
+     * @param doneBytes  bytes of the phase done so far (0 when it starts, {@code totalBytes} when it ends)
+     * @param totalBytes bytes the phase handles in all
+     */
+    void progress(Phase phase, long doneBytes, long totalBytes);
+}

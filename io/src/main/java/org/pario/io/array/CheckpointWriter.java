@@ -1,0 +1,474 @@
+package org.pario.io.array;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.security.SecureRandom;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+import org.pario.ErrorCategory;
+import org.pario.ParioException;
+import org.pario.comm.Communicator;
+import org.pario.datatypes.DataRepresentation;
+import org.pario.datatypes.Datatype;
+import org.pario.io.Agreement;
+import org.pario.io.Mode;
+import org.pario.io.ParallelFile;
+import org.pario.io.storage.Storage;
+import org.pario.io.storage.StorageProvider;
+import org.pario.io.storage.Storages;
+
+/**
+ * Collects the arrays and attributes of one checkpoint, then writes it collectively with {@link #write()}: every
+ * rank of the arrays' communicator calls the same methods with the same names, arrays and attributes, each with
+ * its own buffers. Not thread-safe; one writer per checkpoint.
+ *
+ * <pre>{@code
+ * Checkpoint.at(dir.resolve("step-1000.ckpt")).writer()
+ *     .attribute("step", 1000).attribute("time", 12.5)
+ *     .array("temperature", field, t)
+ *     .array("pressure", field, p, Attributes.of("units", "Pa"))
+ *     .write();
+ * }</pre>
+ */
+public final class CheckpointWriter {
+    /** Bytes per checksum chunk. */
+    static final long CHUNK = 1 << 20;
+    /** Fixed-width stand-in for the time, so the planned header has the length of the final one. */
+    private static final Instant PLANNED = Instant.EPOCH;
+
+    private final Checkpoint target;
+    private final Attributes.Builder attributes = Attributes.builder();
+    private final List<Entry> entries = new ArrayList<>();
+
+    /** One array to write, with this rank's buffer. */
+    private record Entry(String name, DistributedArray<?> array, Object buffer, Attributes attributes) {
+    }
+
+    CheckpointWriter(final Checkpoint target) {
+        this.target = target;
+    }
+
+    /**
+     * @param key   the attribute's name
+     * @param value its value
+     * @return this writer
+     */
+    public CheckpointWriter attribute(final String key, final long value) {
+        attributes.put(key, value);
+        return this;
+    }
+
+    /**
+     * @param key   the attribute's name
+     * @param value its value, finite
+     * @return this writer
+     */
+    public CheckpointWriter attribute(final String key, final double value) {
+        attributes.put(key, value);
+        return this;
+    }
+
+    /**
+     * @param key   the attribute's name
+     * @param value its value
+     * @return this writer
+     */
+    public CheckpointWriter attribute(final String key, final boolean value) {
+        attributes.put(key, value);
+        return this;
+    }
+
+    /**
+     * @param key   the attribute's name
+     * @param value its value
+     * @return this writer
+     */
+    public CheckpointWriter attribute(final String key, final String value) {
+        attributes.put(key, value);
+        return this;
+    }
+
+    /**
+     * @param key    the attribute's name
+     * @param values its values
+     * @return this writer
+     */
+    public CheckpointWriter attribute(final String key, final long[] values) {
+        attributes.put(key, values);
+        return this;
+    }
+
+    /**
+     * @param key    the attribute's name
+     * @param values its values, finite
+     * @return this writer
+     */
+    public CheckpointWriter attribute(final String key, final double[] values) {
+        attributes.put(key, values);
+        return this;
+    }
+
+    /**
+     * @param key    the attribute's name
+     * @param values its values
+     * @return this writer
+     */
+    public CheckpointWriter attribute(final String key, final String[] values) {
+        attributes.put(key, values);
+        return this;
+    }
+
+    /**
+     * Every attribute of a set.
+     *
+     * @param more attributes of the checkpoint
+     * @return this writer
+     */
+    public CheckpointWriter attributes(final Attributes more) {
+        attributes.putAll(more);
+        return this;
+    }
+
+    /**
+     * An array to write.
+     *
+     * @param name   its name, unique in the checkpoint
+     * @param array  the array, bound to the communicator that writes it (the same for every array)
+     * @param buffer this rank's elements in local order, exactly {@code array.local().count()} of them
+     * @param <T>    the buffer class
+     * @return this writer
+     */
+    public <T> CheckpointWriter array(final String name, final DistributedArray<T> array, final T buffer) {
+        return array(name, array, buffer, Attributes.NONE);
+    }
+
+    /**
+     * An array to write, with attributes of its own.
+     *
+     * @param name       its name, unique in the checkpoint
+     * @param array      the array, bound to the communicator that writes it (the same for every array)
+     * @param buffer     this rank's elements in local order
+     * @param attributes the array's attributes
+     * @param <T>        the buffer class
+     * @return this writer
+     */
+    public <T> CheckpointWriter array(final String name, final DistributedArray<T> array, final T buffer,
+                                      final Attributes attributes) {
+        if (array == null) {
+            throw ParioException.argument("checkpoint " + target.location() + ": array '" + name + "' is null");
+        }
+        entries.add(new Entry(name, array, buffer, attributes == null ? Attributes.NONE : attributes));
+        return this;
+    }
+
+    /**
+     * Writes the checkpoint, collectively over the arrays' communicator, atomically: the data goes to a hidden
+     * file beside the target, is synced and checksummed, and only then published under the target's name (which
+     * it replaces); a failed write removes the hidden file and leaves any previous checkpoint untouched. Before
+     * anything is written, every rank checks its buffers and that it describes the same arrays, layouts and
+     * attributes as rank 0.
+     *
+     * @return the header written
+     * @throws ParioException the same on every rank, naming what is wrong
+     */
+    public CheckpointHeader write() {
+        if (entries.isEmpty()) {
+            throw ParioException.argument("checkpoint " + target.location() + ": a checkpoint needs at least one "
+                + "array");
+        }
+        final Communicator comm = entries.get(0).array().comm();
+        final Phases phases = new Phases(target, comm);
+        phases.begin(CheckpointListener.Phase.AGREE, 0);
+        final CheckpointHeader planned = agreedPlan(comm);
+        phases.end();
+        return Storages.isLocal(target.location()) ? writeLocal(comm, planned, phases)
+            : writeStaged(comm, planned, phases);
+    }
+
+    private CheckpointHeader writeLocal(final Communicator comm, final CheckpointHeader planned,
+                                        final Phases phases) {
+        final Path path = Path.of(target.location()).toAbsolutePath();
+        final String hidden = path.getParent().resolve("." + path.getFileName() + ".pario-"
+            + Long.toHexString(sharedRandom(comm)) + ".tmp").toString();
+        Throwable failure;
+        CheckpointHeader done = null;
+        try {
+            writeArrays(comm, hidden, planned, 0, phases);
+            done = withChecksums(comm, hidden, planned, 0, phases);
+            phases.begin(CheckpointListener.Phase.COMMIT, HeaderCodec.PREFIX);
+            if (comm.rank() == 0) {
+                done = done.createdAt(Instant.now().truncatedTo(ChronoUnit.MILLIS));
+                try (FileChannel ch = FileChannel.open(Path.of(hidden), StandardOpenOption.WRITE)) {
+                    final ByteBuffer header = HeaderCodec.encode(done);
+                    while (header.hasRemaining()) {
+                        ch.write(header, header.position());
+                    }
+                    ch.force(true);
+                }
+                publish(Path.of(hidden), path);
+            }
+            failure = null;
+        } catch (IOException | RuntimeException e) {
+            failure = e instanceof IOException io ? io(io) : e;
+        }
+        try {
+            Agreement.agree(comm, failure);
+        } catch (ParioException e) {
+            if (comm.rank() == 0) {
+                try {
+                    Files.deleteIfExists(Path.of(hidden));
+                } catch (IOException ignored) {
+                    e.addSuppressed(ignored);
+                }
+            }
+            throw e;
+        }
+        phases.end();
+        return created(comm, done);
+    }
+
+    /** Every rank returns the header with rank 0's time, as written. */
+    private static CheckpointHeader created(final Communicator comm, final CheckpointHeader done) {
+        final long[] millis = {comm.rank() == 0 ? done.created().toEpochMilli() : 0};
+        comm.bcast(millis, 1, Datatype.LONG, 0);
+        return done.createdAt(Instant.ofEpochMilli(millis[0]));
+    }
+
+    private ParioException io(final IOException e) {
+        return new ParioException(ErrorCategory.IO, "checkpoint " + target.location() + ": " + HeaderCodec.why(e), e);
+    }
+
+    /**
+     * The layout of the checkpoint, after every rank has checked its own buffers and that it describes the same
+     * arrays, layouts and attributes as rank 0 (the header text, which names them all, is compared).
+     */
+    private CheckpointHeader agreedPlan(final Communicator comm) {
+        CheckpointHeader planned = null;
+        Throwable failure = null;
+        String text = "";
+        try {
+            planned = plan(comm);
+            text = HeaderCodec.json(planned);
+        } catch (RuntimeException e) {
+            failure = e;
+        }
+        final byte[] mine = text.getBytes(StandardCharsets.UTF_8);
+        final long[] length = {mine.length};
+        comm.bcast(length, 1, Datatype.LONG, 0);
+        final byte[] rootBytes = comm.rank() == 0 ? mine : new byte[(int) length[0]];
+        comm.bcast(rootBytes, rootBytes.length, Datatype.BYTE, 0);
+        if (failure == null && !new String(rootBytes, StandardCharsets.UTF_8).equals(text)) {
+            failure = ParioException.argument("checkpoint " + target.location() + ": rank " + comm.rank()
+                + " describes other arrays, layouts or attributes than rank 0: " + difference(rootBytes, text));
+        }
+        Agreement.agree(comm, failure);
+        return planned;
+    }
+
+    private static String difference(final byte[] root, final String mine) {
+        final String theirs = new String(root, StandardCharsets.UTF_8);
+        int at = 0;
+        while (at < theirs.length() && at < mine.length() && theirs.charAt(at) == mine.charAt(at)) {
+            at++;
+        }
+        final int from = Math.max(0, at - 40);
+        return "rank 0 has ..." + theirs.substring(from, Math.min(theirs.length(), at + 40)) + "..., this rank ..."
+            + mine.substring(from, Math.min(mine.length(), at + 40)) + "...";
+    }
+
+    /** This rank's checks and the layout of the checkpoint, checksums still zero. */
+    private CheckpointHeader plan(final Communicator comm) {
+        final String where = "checkpoint " + target.location();
+        if (comm.rank() == 0 && Storages.isLocal(target.location())) {
+            final Path parent = Path.of(target.location()).toAbsolutePath().getParent();
+            if (!Files.isDirectory(parent)) {
+                throw new ParioException(ErrorCategory.IO, where + ": the directory " + parent + " does not exist");
+            }
+        }
+        final List<StoredArray> arrays = new ArrayList<>();
+        final Set<String> names = new HashSet<>();
+        for (final Entry e : entries) {
+            if (e.name() == null || e.name().isEmpty() || !names.add(e.name())) {
+                throw ParioException.argument(where + ": array names must be non-empty and unique, got '" + e.name()
+                    + "'");
+            }
+            final DistributedArray<?> a = e.array();
+            if (a.comm() != comm) {
+                throw ParioException.argument(where + ": array '" + e.name() + "' is bound to another communicator "
+                    + "than array '" + entries.get(0).name() + "'; every array of a checkpoint must be bound to the "
+                    + "communicator that writes it");
+            }
+            a.element().check(e.buffer(), a.local().count(), where + ": the buffer of array '" + e.name() + "'");
+            final long bytes = Math.multiplyExact(a.globalCount(), a.elementType().extent());
+            arrays.add(new StoredArray(e.name(), a.shape(), a.elementType(), a.order(), List.of(a.dists()), a.grid(),
+                e.attributes(), 0, bytes, new long[(int) ((bytes + CHUNK - 1) / CHUNK)]));
+        }
+        final CheckpointHeader h = new CheckpointHeader(HeaderCodec.VERSION, CHUNK, PLANNED, comm.size(),
+            attributes.build(), arrays);
+        // the header's length does not depend on the checksums or the time (fixed width), so offsets come first
+        long at = HeaderCodec.firstOffset(HeaderCodec.json(h).getBytes(StandardCharsets.UTF_8).length
+            + 64L * arrays.size());
+        final List<StoredArray> placed = new ArrayList<>();
+        for (final StoredArray a : arrays) {
+            placed.add(a.placed(at));
+            at = HeaderCodec.align(at + a.bytes());
+        }
+        return h.withArrays(placed);
+    }
+
+    /**
+     * Writing on a store that only appends (HDFS): the arrays go collectively into a hidden data file, are read
+     * back for their checksums, rank 0 writes the header into a second hidden file of exactly the header region's
+     * size, appends the data file to it in one step, and renames the result over the target, in one step too.
+     */
+    private CheckpointHeader writeStaged(final Communicator comm, final CheckpointHeader planned,
+                                         final Phases phases) {
+        final String location = target.location();
+        final String name = Storages.fileName(location);
+        final String tag = Long.toHexString(sharedRandom(comm));
+        final String data = Storages.sibling(location, "." + name + ".pario-" + tag + ".data");
+        final String head = Storages.sibling(location, "." + name + ".pario-" + tag + ".tmp");
+        final long first = planned.arrays().get(0).offset();
+        Throwable failure = null;
+        CheckpointHeader done = null;
+        try {
+            writeArrays(comm, data, planned, first, phases);
+            padStaged(comm, data, planned, first);
+            done = withChecksums(comm, data, planned, first, phases);
+            phases.begin(CheckpointListener.Phase.COMMIT, HeaderCodec.PREFIX);
+            if (comm.rank() == 0) {
+                done = done.createdAt(Instant.now().truncatedTo(ChronoUnit.MILLIS));
+                final StorageProvider p = Storages.providerOf(location);
+                final ByteBuffer header = ByteBuffer.allocate((int) first);
+                header.put(HeaderCodec.encode(done)).clear();
+                p.create(head, header);
+                p.concat(head, data);
+                p.replace(head, location);
+            }
+        } catch (IOException | RuntimeException e) {
+            failure = e instanceof IOException io ? io(io) : e;
+        }
+        try {
+            Agreement.agree(comm, failure);
+        } catch (ParioException e) {
+            if (comm.rank() == 0) {
+                for (final String hidden : new String[] {data, data + ".tail", head}) {
+                    try {
+                        Storages.delete(hidden);
+                    } catch (IOException ignored) {
+                        // not there, or already gone
+                    }
+                }
+            }
+            throw e;
+        }
+        phases.end();
+        return created(comm, done);
+    }
+
+    /**
+     * The last element's trailing padding is no data, so the collective write leaves the staged file short of the
+     * last array's end; rank 0 appends the missing zeros (a small file joined by concat) before the checksums are
+     * taken, so the published file holds every array whole.
+     */
+    private static void padStaged(final Communicator comm, final String data, final CheckpointHeader planned,
+                                  final long first) {
+        Throwable failure = null;
+        if (comm.rank() == 0) {
+            final StoredArray last = planned.arrays().get(planned.arrays().size() - 1);
+            final long want = last.offset() + last.bytes() - first;
+            final String tail = data + ".tail";
+            try (Storage st = Storages.open(data, new StorageProvider.Request(true, false, false, false))) {
+                final long missing = want - st.size();
+                if (missing > 0) {
+                    final StorageProvider p = Storages.providerOf(data);
+                    p.create(tail, ByteBuffer.allocate((int) missing));
+                    p.concat(data, tail);
+                }
+            } catch (IOException | RuntimeException e) {
+                failure = e;
+            }
+        }
+        Agreement.agree(comm, failure);
+    }
+
+    /** Writes every array collectively into a new file at its planned offset minus {@code shift}, then syncs it. */
+    private void writeArrays(final Communicator comm, final String file, final CheckpointHeader planned,
+                             final long shift, final Phases phases) {
+        final long all = planned.dataBytes();
+        phases.begin(CheckpointListener.Phase.WRITE, all);
+        try (ParallelFile f = ParallelFile.open(comm, file, EnumSet.of(Mode.CREATE, Mode.EXCL, Mode.RDWR),
+            target.hints())) {
+            final long[] before = {0};
+            f.setProgress((done, total) -> phases.progress(before[0] + done));
+            for (int i = 0; i < entries.size(); i++) {
+                final Entry e = entries.get(i);
+                final StoredArray a = planned.arrays().get(i);
+                final Datatype el = e.array().elementType();
+                final DistributedArray<?>.Local part = e.array().local();
+                f.setView(a.offset() - shift, el, part.filetype(), DataRepresentation.NATIVE);
+                f.writeAll(e.buffer(), part.count(), el);
+                before[0] += a.bytes();
+            }
+            if (shift == 0) {
+                // trailing padding of the last element is no data, so nothing wrote it: the file must still hold
+                // the whole last array, for readers that map it as a plain array
+                f.preallocate(planned.fileBytes());
+            }
+            f.sync();
+        }
+        phases.end();
+    }
+
+    /** Reads every array back, a share of its chunks per rank, and returns the header with their checksums. */
+    private static CheckpointHeader withChecksums(final Communicator comm, final String file,
+                                                  final CheckpointHeader h, final long shift, final Phases phases)
+        throws IOException {
+        phases.begin(CheckpointListener.Phase.CHECKSUM, h.dataBytes());
+        final List<StoredArray> out = new ArrayList<>();
+        long done = 0;
+        for (final StoredArray a : h.arrays()) {
+            out.add(a.withChecksums(Checksums.of(comm, file, a, h.chunkBytes(), shift)));
+            done += a.bytes();
+            phases.progress(done);
+        }
+        phases.end();
+        return h.withArrays(out);
+    }
+
+    /** Rename over the target, atomically where the file system can, then sync the directory. */
+    private static void publish(final Path hidden, final Path target) throws IOException {
+        if (Files.isDirectory(target)) {
+            throw new IOException("the checkpoint's name " + target + " is a directory");
+        }
+        try {
+            Files.move(hidden, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (AtomicMoveNotSupportedException e) {
+            Files.move(hidden, target, StandardCopyOption.REPLACE_EXISTING);
+        }
+        try (FileChannel dir = FileChannel.open(target.getParent(), StandardOpenOption.READ)) {
+            dir.force(true);
+        } catch (IOException ignored) {
+            // some file systems cannot sync a directory; the rename itself is done
+        }
+    }
+
+    private static long sharedRandom(final Communicator comm) {
+        final long[] r = {new SecureRandom().nextLong() & Long.MAX_VALUE};
+        comm.bcast(r, 1, Datatype.LONG, 0);
+        return r[0];
+    }
+}

@@ -1,0 +1,96 @@
+package org.pario.io.array;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.Map;
+import java.util.zip.CRC32C;
+
+import org.pario.ErrorCategory;
+import org.pario.ParioException;
+import org.pario.comm.Communicator;
+import org.pario.comm.Op;
+import org.pario.datatypes.Datatype;
+import org.pario.io.Agreement;
+import org.pario.io.storage.Storage;
+import org.pario.io.storage.StorageProvider;
+import org.pario.io.storage.Storages;
+
+/**
+ * The CRC-32C checksums of an array's data in fixed-size chunks, computed from the file collectively: chunk i is
+ * read by rank {@code i % size}, and the sums are combined with one allreduce.
+ */
+final class Checksums {
+    private Checksums() {
+    }
+
+    /**
+     * Collective: the checksums of array {@code a}'s chunks, read from a file that holds the array {@code shift}
+     * bytes before its offset.
+     */
+    static long[] of(final Communicator comm, final String file, final StoredArray a, final long chunk,
+                     final long shift) throws IOException {
+        final int n = (int) ((a.bytes() + chunk - 1) / chunk);
+        final long[] mine = new long[n];
+        final ByteBuffer buf = ByteBuffer.allocate((int) Math.min(chunk, Math.max(1, a.bytes())));
+        IOException failure = null;
+        // every rank reads at once: none of them repairs anything (false), the collective write has ended
+        try (Storage st = Storages.open(file, new StorageProvider.Request(true, false, false, false, Map.of(),
+            false))) {
+            for (int i = comm.rank(); i < n; i += comm.size()) {
+                final long from = a.offset() - shift + i * chunk;
+                final int len = (int) Math.min(chunk, a.bytes() - i * chunk);
+                buf.clear().limit(len);
+                st.read(from, buf);
+                final CRC32C crc = new CRC32C();
+                crc.update(buf.flip());
+                // + 1 so that an unread chunk (0) can never pass for a checked one
+                mine[i] = crc.getValue() + 1;
+            }
+        } catch (IOException e) {
+            failure = e;
+        }
+        // a rank that could not read still joins the allreduce, so none waits; the agreement then fails all
+        final long[] all = new long[n];
+        comm.allreduce(mine, all, n, Datatype.LONG, Op.SUM);
+        if (failure != null) {
+            throw failure;
+        }
+        for (int i = 0; i < n; i++) {
+            all[i]--;
+        }
+        return all;
+    }
+
+    /**
+     * Collective: checks array {@code a}'s chunks against the header, failing on every rank with the array, chunk
+     * and byte range of the first damage.
+     */
+    static void verify(final Communicator comm, final String location, final CheckpointHeader h,
+                       final StoredArray a) {
+        long[] sums = null;
+        Throwable failure = null;
+        try {
+            sums = of(comm, location, a, h.chunkBytes(), 0);
+        } catch (IOException e) {
+            failure = new ParioException(ErrorCategory.IO, "checkpoint " + location + ": " + HeaderCodec.why(e), e);
+        }
+        Agreement.agree(comm, failure);
+        final long[] want = a.crc32c();
+        int bad = 0;
+        int first = -1;
+        for (int i = 0; i < sums.length; i++) {
+            if (sums[i] != want[i]) {
+                bad++;
+                first = first < 0 ? i : first;
+            }
+        }
+        if (bad > 0) {
+            final long from = first * h.chunkBytes();
+            final long to = Math.min(a.bytes(), from + h.chunkBytes());
+            throw new ParioException(ErrorCategory.IO, "checkpoint " + location + ": array '" + a.name()
+                + "' is damaged in chunk " + first + ", bytes " + from + " to " + to + " of its data (file bytes "
+                + (a.offset() + from) + " to " + (a.offset() + to) + ")" + (bad > 1 ? " and in " + (bad - 1)
+                + " more chunk" + (bad > 2 ? "s" : "") + " of " + h.chunkBytes() + " bytes" : ""), null, true);
+        }
+    }
+}
