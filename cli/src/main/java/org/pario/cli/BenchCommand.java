@@ -135,7 +135,7 @@ final class BenchCommand implements Runnable {
                 IoBenchmark.run(size, pattern, file, hint.values, warmup);
                 return 0;
             }
-            IoBenchmark.array(pattern, ranks, size);
+            IoBenchmark.check(pattern, ranks, size);
             final List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx3g"));
             command.addAll(parioProperties());

@@ -1,21 +1,30 @@
 package org.pario.cli;
 
-import java.io.PrintWriter;
-import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.function.LongConsumer;
 
 import org.pario.ParioException;
 import org.pario.comm.LocalCluster;
+import org.pario.datatypes.Cursor;
+import org.pario.datatypes.DataRepresentation;
 import org.pario.datatypes.Datatype;
 import org.pario.datatypes.Order;
 import org.pario.io.Hints;
+import org.pario.io.Mode;
+import org.pario.io.ParallelFile;
 import org.pario.io.array.Checkpoint;
+import org.pario.io.array.CheckpointHeader;
+import org.pario.io.array.CheckpointWriter;
 import org.pario.io.array.Dist;
 import org.pario.io.array.DistributedArray;
+import org.pario.io.array.Element;
+import org.pario.io.array.StoredArray;
+import org.pario.io.storage.Storages;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -59,23 +68,46 @@ final class CheckpointCommand implements Runnable {
             description = "Element type, a type expression (default: ${DEFAULT-VALUE}; synthetic arrays are double).")
         String element;
 
-        DistributedArray array(final int ranks) {
-            final long[] s = dims(shape, "--shape");
+        private Dist[] dists(final int dims) {
             final String[] d = dist.split(",(?![^(]*\\))");
-            if (d.length != s.length) {
-                throw ParioException.argument("--dist needs " + s.length + " distributions, got '" + dist + "'");
+            if (d.length != dims) {
+                throw ParioException.argument("--dist needs " + dims + " distributions, got '" + dist + "'");
             }
             final Dist[] dists = new Dist[d.length];
             for (int i = 0; i < d.length; i++) {
                 dists[i] = Dist.parse(d[i]);
             }
-            final Order o = switch (order.toLowerCase(Locale.ROOT)) {
+            return dists;
+        }
+
+        private Order order() {
+            return switch (order.toLowerCase(Locale.ROOT)) {
                 case "c" -> Order.C;
                 case "fortran", "f" -> Order.FORTRAN;
                 default -> throw ParioException.argument("--order must be c or fortran, got '" + order + "'");
             };
-            return DistributedArray.of(s, Datatype.parse(element), dists, grid == null ? null : dims(grid, "--grid"),
-                ranks, o);
+        }
+
+        /** Checks every option against {@code ranks} before any rank starts; returns the layout as text. */
+        String validate(final int ranks) {
+            final long[] s = dims(shape, "--shape");
+            final Dist[] d = dists(s.length);
+            order();
+            final long[] g = DistributedArray.gridFor(ranks, s, d, grid == null ? null : dims(grid, "--grid"));
+            return Arrays.toString(s) + " of " + Datatype.parse(element) + ", " + Arrays.toString(d) + " on grid "
+                + Arrays.toString(g);
+        }
+
+        /** The array on {@code comm}, its elements in buffers of {@code element}. */
+        <T> DistributedArray<T> array(final org.pario.comm.Communicator comm, final Element<T> kind) {
+            final long[] s = dims(shape, "--shape");
+            final DistributedArray<T> a = DistributedArray.of(comm, kind, s, dists(s.length)).order(order());
+            return grid == null ? a : a.grid(dims(grid, "--grid"));
+        }
+
+        /** The raw element type of --element, held as bytes. */
+        Element<byte[]> rawElement() {
+            return Element.of(Datatype.parse(element), byte[].class);
         }
 
         static long[] dims(final String text, final String what) {
@@ -88,18 +120,18 @@ final class CheckpointCommand implements Runnable {
     }
 
     /** Element g of the synthetic array (global linear index g) holds g as a double. */
-    static double[] synthetic(final DistributedArray.Local part) {
-        final double[] v = new double[Math.toIntExact(part.count())];
+    static double[] synthetic(final DistributedArray<double[]> array) {
+        final double[] v = array.allocate();
         final int[] k = {0};
-        globalIndices(part, g -> v[k[0]++] = g);
+        globalIndices(array.local(), g -> v[k[0]++] = g);
         return v;
     }
 
     /** @return the number of elements that do not hold their global index */
-    static long wrong(final DistributedArray.Local part, final double[] v) {
+    static long wrong(final DistributedArray<double[]> array, final double[] v) {
         final long[] bad = {0};
         final int[] k = {0};
-        globalIndices(part, g -> bad[0] += v[k[0]++] == g ? 0 : 1);
+        globalIndices(array.local(), g -> bad[0] += v[k[0]++] == g ? 0 : 1);
         return bad[0];
     }
 
@@ -107,9 +139,9 @@ final class CheckpointCommand implements Runnable {
      * Hands over the global linear index of each local element, in local order, from the part's filetype: the
      * cursor walks its runs, so no index arrays are built per element.
      */
-    private static void globalIndices(final DistributedArray.Local part, final java.util.function.LongConsumer each) {
-        final long extent = part.array().element().extent();
-        final org.pario.datatypes.Cursor c = part.filetype().cursor(1);
+    private static void globalIndices(final DistributedArray<?>.Local part, final LongConsumer each) {
+        final long extent = part.array().elementType().extent();
+        final Cursor c = part.filetype().cursor(1);
         while (c.next()) {
             final long first = c.offset() / extent;
             for (long i = 0; i < c.length() / extent; i++) {
@@ -118,32 +150,26 @@ final class CheckpointCommand implements Runnable {
         }
     }
 
-    /** The bytes of a rank's elements, in local order, one element extent apart. */
-    static byte[] localBytes(final DistributedArray.Local part) {
-        return new byte[Math.toIntExact(part.count() * part.array().element().extent())];
-    }
-
     /**
      * Collective: moves a rank's part between its local buffer and a raw file holding the whole array in global
      * order (elements one extent apart, as the array's order lays them out).
      */
-    static void raw(final org.pario.comm.Communicator comm, final String location, final DistributedArray.Local part,
-                    final byte[] local, final boolean write) {
-        final java.util.Set<org.pario.io.Mode> modes = write
-            ? java.util.EnumSet.of(org.pario.io.Mode.CREATE, org.pario.io.Mode.WRONLY)
-            : java.util.EnumSet.of(org.pario.io.Mode.RDONLY);
-        try (org.pario.io.ParallelFile f = org.pario.io.ParallelFile.open(comm, location, modes)) {
-            final Datatype el = part.array().element();
-            final long want = part.array().globalCount() * el.extent();
+    static void raw(final String location, final DistributedArray<byte[]> array, final byte[] local,
+                    final boolean write) {
+        final Set<Mode> modes = write ? EnumSet.of(Mode.CREATE, Mode.WRONLY) : EnumSet.of(Mode.RDONLY);
+        final DistributedArray<byte[]>.Local part = array.local();
+        try (ParallelFile f = ParallelFile.open(array.comm(), location, modes)) {
+            final Datatype el = array.elementType();
+            final long want = array.globalCount() * el.extent();
             if (!write && f.size() != want) {
                 throw ParioException.argument(location + " holds " + f.size() + " bytes; a " + String.join("x",
-                    Arrays.stream(part.array().shape()).mapToObj(Long::toString).toList()) + " array of " + el
+                    Arrays.stream(array.shape()).mapToObj(Long::toString).toList()) + " array of " + el
                     + " takes " + want);
             }
-            f.setView(0, el, part.filetype(), org.pario.datatypes.DataRepresentation.NATIVE);
+            f.setView(0, el, part.filetype(), DataRepresentation.NATIVE);
             if (write) {
                 f.writeAll(local, part.count(), el);
-                if (org.pario.io.storage.Storages.isLocal(location)) {
+                if (Storages.isLocal(location)) {
                     // the last element's trailing padding is no data: grow the file to the whole array
                     f.preallocate(want);
                 }
@@ -184,30 +210,31 @@ final class CheckpointCommand implements Runnable {
 
         @Override
         public Integer call() {
-            final DistributedArray a = layout.array(ranks);
+            final String layoutText = layout.validate(ranks);
             final Hints hints = hint.hints();
-            if (input == null && !a.element().equals(Datatype.DOUBLE)) {
-                throw ParioException.argument("synthetic arrays are double; give --input RAW for " + a.element());
+            if (input == null && !Datatype.parse(layout.element).equals(Datatype.DOUBLE)) {
+                throw ParioException.argument("synthetic arrays are double; give --input RAW for " + layout.element);
             }
             final long t0 = System.nanoTime();
-            LocalCluster.run(ranks, comm -> {
-                final DistributedArray.Local part = a.local(comm.rank());
-                final Object data;
-                if (input == null) {
-                    data = synthetic(part);
-                } else {
-                    final byte[] local = localBytes(part);
-                    raw(comm, input, part, local, false);
-                    data = local;
-                }
+            final List<Long> bytes = LocalCluster.call(ranks, comm -> {
                 try (ProgressBars bar = ProgressBars.on(comm.rank() == 0, "write")) {
-                    Checkpoint.write(comm, file, List.of(new Checkpoint.Entry("data", part, data)),
-                        Map.of("written_by", "pario checkpoint write"), hints, bar);
+                    final Checkpoint target = Checkpoint.at(file).hints(hints).listener(bar);
+                    final CheckpointWriter w = target.writer().attribute("written_by", "pario checkpoint write");
+                    if (input == null) {
+                        final DistributedArray<double[]> a = layout.array(comm, Element.DOUBLE);
+                        w.array("data", a, synthetic(a));
+                    } else {
+                        final DistributedArray<byte[]> a = layout.array(comm, layout.rawElement());
+                        final byte[] local = a.allocate();
+                        raw(input, a, local, false);
+                        w.array("data", a, local);
+                    }
+                    return w.write().dataBytes();
                 }
             });
             final double s = (System.nanoTime() - t0) / 1e9;
-            spec.commandLine().getOut().printf(Locale.ROOT, "wrote %s: %s in %.2f s (%.1f MiB/s)%n", file, a, s,
-                a.globalCount() * a.element().extent() / 1048576.0 / s);
+            spec.commandLine().getOut().printf(Locale.ROOT, "wrote %s: %s in %.2f s (%.1f MiB/s)%n", file, layoutText,
+                s, bytes.get(0) / 1048576.0 / s);
             return 0;
         }
     }
@@ -242,30 +269,34 @@ final class CheckpointCommand implements Runnable {
 
         @Override
         public Integer call() {
-            final Checkpoint.ArrayInfo info = Checkpoint.info(file).array("data");
+            final StoredArray info = Checkpoint.at(file).header().array("data");
             if (layout.shape.equals("64x64x64")) {
                 layout.shape = String.join("x", Arrays.stream(info.shape()).mapToObj(Long::toString).toList());
             }
             if (layout.element.equals("double")) {
                 layout.element = info.element().toString();
             }
-            final DistributedArray a = layout.array(ranks);
+            final String layoutText = layout.validate(ranks);
             final Hints hints = hint.hints();
+            if (output == null && !info.element().equals(Datatype.DOUBLE)) {
+                throw ParioException.argument("only synthetic double checkpoints can be checked value by value; give "
+                    + "--output RAW to restore an array of " + info.element());
+            }
             if (output != null) {
                 Locations.deleteIfExists(output);
             }
             final long t0 = System.nanoTime();
             final List<Long> wrong = LocalCluster.call(ranks, comm -> {
-                final DistributedArray.Local part = a.local(comm.rank());
-                final Object local = output != null ? localBytes(part) : new double[Math.toIntExact(part.count())];
                 try (ProgressBars bar = ProgressBars.on(comm.rank() == 0, "read")) {
-                    Checkpoint.restore(comm, file, "data", part, local, hints, bar);
+                    final Checkpoint source = Checkpoint.at(file).hints(hints).listener(bar);
+                    if (output != null) {
+                        final DistributedArray<byte[]> a = layout.array(comm, layout.rawElement());
+                        raw(output, a, source.restore("data", a), true);
+                        return 0L;
+                    }
+                    final DistributedArray<double[]> a = layout.array(comm, Element.DOUBLE);
+                    return wrong(a, source.restore("data", a));
                 }
-                if (output != null) {
-                    raw(comm, output, part, (byte[]) local, true);
-                    return 0L;
-                }
-                return wrong(part, (double[]) local);
             });
             final double s = (System.nanoTime() - t0) / 1e9;
             final long bad = wrong.stream().mapToLong(Long::longValue).sum();
@@ -273,8 +304,8 @@ final class CheckpointCommand implements Runnable {
                 throw new ParioException(org.pario.ErrorCategory.IO, bad + " restored values differ from their "
                     + "global index (is this a synthetic checkpoint?)", null);
             }
-            spec.commandLine().getOut().printf(Locale.ROOT, "restored %s as %s in %.2f s (%.1f MiB/s), %s%n", file, a,
-                s, a.globalCount() * a.element().extent() / 1048576.0 / s,
+            spec.commandLine().getOut().printf(Locale.ROOT, "restored %s as %s in %.2f s (%.1f MiB/s), %s%n", file,
+                layoutText, s, info.bytes() / 1048576.0 / s,
                 output == null ? "every value checked" : "written to " + output);
             return 0;
         }
@@ -298,11 +329,11 @@ final class CheckpointCommand implements Runnable {
 
         @Override
         public Integer call() {
-            LocalCluster.run(ranks, comm -> Checkpoint.verify(comm, file));
-            final Checkpoint.Header h = Checkpoint.info(file);
+            LocalCluster.run(ranks, comm -> Checkpoint.at(file).verify(comm));
+            final CheckpointHeader h = Checkpoint.at(file).header();
             long chunks = 0;
-            for (final Checkpoint.ArrayInfo a : h.arrays()) {
-                chunks += a.crc32c().length;
+            for (final StoredArray a : h.arrays()) {
+                chunks += a.chunks();
             }
             spec.commandLine().getOut().printf(Locale.ROOT, "%s: %d arrays, %d checksums, all match%n", file,
                 h.arrays().size(), chunks);
@@ -324,23 +355,8 @@ final class CheckpointCommand implements Runnable {
 
         @Override
         public Integer call() {
-            print(Checkpoint.info(file), spec.commandLine().getOut());
+            spec.commandLine().getOut().print(Checkpoint.at(file).header());
             return 0;
-        }
-    }
-
-    static void print(final Checkpoint.Header h, final PrintWriter out) {
-        out.printf(Locale.ROOT, "format version %d, checksums CRC-32C per %d bytes%n", h.version(), h.chunkBytes());
-        h.metadata().forEach((k, v) -> out.printf(Locale.ROOT, "metadata %s = %s%n", k, v));
-        out.printf(Locale.ROOT, "%-12s %-16s %-28s %-7s %12s %14s %9s%n", "array", "shape", "element", "order",
-            "offset", "bytes", "checksums");
-        for (final Checkpoint.ArrayInfo a : h.arrays()) {
-            final List<String> dims = new ArrayList<>();
-            for (final long d : a.shape()) {
-                dims.add(Long.toString(d));
-            }
-            out.printf(Locale.ROOT, "%-12s %-16s %-28s %-7s %12d %14d %9d%n", a.name(), String.join("x", dims),
-                a.element(), a.order() == Order.C ? "c" : "fortran", a.offset(), a.bytes(), a.crc32c().length);
         }
     }
 }

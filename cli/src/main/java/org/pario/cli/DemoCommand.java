@@ -21,6 +21,7 @@ import org.pario.io.ParallelFile;
 import org.pario.io.array.Checkpoint;
 import org.pario.io.array.Dist;
 import org.pario.io.array.DistributedArray;
+import org.pario.io.array.Element;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -58,14 +59,16 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--worker", hidden = true)
     private String worker;
 
-    static DistributedArray written(final long edge) {
-        return DistributedArray.of(new long[] {edge, edge, 2 * edge}, Datatype.DOUBLE,
-            new Dist[] {Dist.block(), Dist.block(), Dist.cyclic()}, new long[] {2, 2, 1}, 4, Order.C);
+    /** The array as the 4 writing ranks hold it. */
+    static DistributedArray<double[]> written(final Communicator world, final long edge) {
+        return DistributedArray.of(world, Element.DOUBLE, new long[] {edge, edge, 2 * edge}, Dist.block(),
+            Dist.block(), Dist.cyclic()).grid(2, 2, 1);
     }
 
-    static DistributedArray restored(final long edge) {
-        return DistributedArray.of(new long[] {edge, edge, 2 * edge}, Datatype.DOUBLE,
-            new Dist[] {Dist.cyclic(2), Dist.block(), Dist.none()}, null, 6, Order.C);
+    /** The array as the 6 restoring ranks hold it. */
+    static DistributedArray<double[]> restored(final Communicator world, final long edge) {
+        return DistributedArray.of(world, Element.DOUBLE, new long[] {edge, edge, 2 * edge}, Dist.cyclic(2),
+            Dist.block(), Dist.none());
     }
 
     @Override
@@ -106,26 +109,21 @@ final class DemoCommand implements Callable<Integer> {
     private void work() throws Exception {
         try (Communicator world = Pario.init()) {
             final boolean write = worker.equals("write");
-            final DistributedArray a = write ? written(edge) : restored(edge);
-            final DistributedArray.Local part = a.local(world.rank());
+            final DistributedArray<double[]> a = write ? written(world, edge) : restored(world, edge);
             final long bytes = a.globalCount() * 8;
-            double[] values = write ? CheckpointCommand.synthetic(part) : new double[(int) part.count()];
+            double[] values = write ? CheckpointCommand.synthetic(a) : a.allocate();
             world.barrier();
             final long t0 = System.nanoTime();
             try (ProgressBars bar = ProgressBars.on(world.rank() == 0, write ? "write" : "read")) {
+                final Checkpoint checkpoint = Checkpoint.at(file).listener(bar);
                 if (write) {
-                    Checkpoint.write(world, file, List.of(new Checkpoint.Entry("field", part, values)),
-                        Map.of("demo", "pario demo"), Hints.DEFAULT, bar);
+                    checkpoint.writer().attribute("demo", "pario demo").array("field", a, values).write();
                 } else {
-                    Checkpoint.restore(world, file, "field", part, values, Hints.DEFAULT,
-                        bar);
+                    checkpoint.restore("field", a, values);
                 }
             }
-            final double[] slowest = new double[1];
-            world.allreduce(new double[] {(System.nanoTime() - t0) / 1e9}, slowest, 1, Datatype.DOUBLE, Op.MAX);
-            final long[] bad = new long[1];
-            world.allreduce(new long[] {write ? 0 : CheckpointCommand.wrong(part, values)}, bad, 1, Datatype.LONG,
-                Op.SUM);
+            final double slowest = world.allreduce((System.nanoTime() - t0) / 1e9, Op.MAX);
+            final long bad = world.allreduce(write ? 0 : CheckpointCommand.wrong(a, values), Op.SUM);
             values = null;
             Map<String, String> hints = null;
             try (ParallelFile f = ParallelFile.open(world, file, EnumSet.of(Mode.RDONLY))) {
@@ -135,12 +133,12 @@ final class DemoCommand implements Callable<Integer> {
                 System.out.println();
                 System.out.printf(Locale.ROOT, "%s on %d JVM ranks: %s%n", write ? "Wrote" : "Restored", world.size(),
                     a);
-                System.out.printf(Locale.ROOT, "  %d MiB in %.2f s: %.1f MiB/s%s%n", bytes >> 20, slowest[0],
-                    bytes / 1048576.0 / slowest[0], write ? " (collective write, sync, read-back checksums, atomic "
+                System.out.printf(Locale.ROOT, "  %d MiB in %.2f s: %.1f MiB/s%s%n", bytes >> 20, slowest,
+                    bytes / 1048576.0 / slowest, write ? " (collective write, sync, read-back checksums, atomic "
                         + "rename)" : " (checksums verified, collective read)");
                 if (!write) {
-                    if (bad[0] != 0) {
-                        throw new IllegalStateException(bad[0] + " restored values are wrong");
+                    if (bad != 0) {
+                        throw new IllegalStateException(bad + " restored values are wrong");
                     }
                     System.out.println("  every value checked: all " + a.globalCount() + " match");
                 }
@@ -150,15 +148,14 @@ final class DemoCommand implements Callable<Integer> {
                 picture(a);
                 if (!write) {
                     System.out.println();
-                    CheckpointCommand.print(Checkpoint.info(file), new java.io.PrintWriter(System.out,
-                        true));
+                    System.out.print(Checkpoint.at(file).header());
                 }
             }
         }
     }
 
     /** The owner of element (i, j, 0), sampled on a grid of at most 16 x 48 cells. */
-    private static void picture(final DistributedArray a) {
+    private static void picture(final DistributedArray<?> a) {
         final long[] s = a.shape();
         final int rows = (int) Math.min(16, s[0]);
         final int cols = (int) Math.min(48, s[1]);

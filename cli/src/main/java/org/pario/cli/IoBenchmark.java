@@ -7,6 +7,7 @@ import java.util.EnumSet;
 import java.util.Locale;
 import java.util.Map;
 
+import org.pario.ParioException;
 import org.pario.comm.Communicator;
 import org.pario.comm.Op;
 import org.pario.comm.Pario;
@@ -18,6 +19,7 @@ import org.pario.io.Mode;
 import org.pario.io.ParallelFile;
 import org.pario.io.array.Dist;
 import org.pario.io.array.DistributedArray;
+import org.pario.io.array.Element;
 
 /**
  * The body of {@code pario bench io}: a collective write (with the file synced inside the timed section) and a
@@ -31,24 +33,49 @@ final class IoBenchmark {
     private IoBenchmark() {
     }
 
-    /** The distributed array of a pattern: {@code AxBxC} (BLOCK on that grid) or {@code cyclic}. */
-    static DistributedArray array(final String pattern, final int ranks, final long n) {
-        final long[] g = {n, n, n};
-        if (pattern.equals("cyclic")) {
-            return DistributedArray.of(g, Datatype.DOUBLE, new Dist[] {Dist.none(), Dist.none(), Dist.cyclic()},
-                new long[] {1, 1, ranks}, ranks, Order.C);
+    /**
+     * Checks a pattern against a rank count before any rank starts.
+     *
+     * @param pattern {@code AxBxC} (BLOCK on that grid) or {@code cyclic}
+     * @param ranks   the ranks that will run it
+     * @param n       the edge of the cube of doubles
+     */
+    static void check(final String pattern, final int ranks, final long n) {
+        if (!pattern.equals("cyclic")) {
+            DistributedArray.gridFor(ranks, new long[] {n, n, n}, new Dist[] {Dist.block(), Dist.block(),
+                Dist.block()}, grid(pattern, ranks));
         }
+    }
+
+    private static long[] grid(final String pattern, final int ranks) {
         final String[] p = pattern.split("x");
         if (p.length != 3) {
-            throw org.pario.ParioException.argument("pattern must be AxBxC (a BLOCK grid) or cyclic, got " + pattern);
+            throw ParioException.argument("--pattern must be AxBxC (a BLOCK grid) or cyclic, got " + pattern);
         }
-        final long[] grid = {Long.parseLong(p[0]), Long.parseLong(p[1]), Long.parseLong(p[2])};
+        final long[] grid = new long[3];
+        try {
+            for (int i = 0; i < 3; i++) {
+                grid[i] = Long.parseLong(p[i]);
+            }
+        } catch (NumberFormatException e) {
+            throw ParioException.argument("--pattern must be AxBxC (a BLOCK grid) or cyclic, got " + pattern);
+        }
         if (grid[0] * grid[1] * grid[2] != ranks) {
-            throw org.pario.ParioException.argument("grid " + pattern + " needs " + grid[0] * grid[1] * grid[2]
+            throw ParioException.argument("--pattern " + pattern + " needs " + grid[0] * grid[1] * grid[2]
                 + " ranks, not " + ranks);
         }
-        return DistributedArray.of(g, Datatype.DOUBLE, new Dist[] {Dist.block(), Dist.block(), Dist.block()}, grid,
-            ranks, Order.C);
+        return grid;
+    }
+
+    /** The distributed array of a pattern: {@code AxBxC} (BLOCK on that grid) or {@code cyclic}. */
+    static DistributedArray<double[]> array(final String pattern, final Communicator world, final long n) {
+        final long[] g = {n, n, n};
+        if (pattern.equals("cyclic")) {
+            return DistributedArray.of(world, Element.DOUBLE, g, Dist.none(), Dist.none(), Dist.cyclic())
+                .grid(1, 1, world.size());
+        }
+        return DistributedArray.of(world, Element.DOUBLE, g, Dist.block(), Dist.block(), Dist.block())
+            .grid(grid(pattern, world.size()));
     }
 
     /**
@@ -61,9 +88,9 @@ final class IoBenchmark {
                     final double warmup) {
         try (Communicator world = Pario.init()) {
             final int me = world.rank();
-            final DistributedArray.Local part = array(pattern, world.size(), n).local(me);
-            final Datatype ft = part.filetype();
-            final double[] local = CheckpointCommand.synthetic(part);
+            final DistributedArray<double[]> array = array(pattern, world, n);
+            final Datatype ft = array.local().filetype();
+            final double[] local = CheckpointCommand.synthetic(array);
             final long total = n * n * n * 8;
             if (me == 0) {
                 System.out.printf(Locale.ROOT, "# Pario, %d JVM ranks, %d^3 doubles (%d MiB), %s%n", world.size(), n,
@@ -99,7 +126,7 @@ final class IoBenchmark {
                 f.readAll(local, local.length, Datatype.DOUBLE);
                 report(world, "read", pattern, total, t0);
             }
-            if (CheckpointCommand.wrong(part, local) != 0) {
+            if (CheckpointCommand.wrong(array, local) != 0) {
                 throw new IllegalStateException("rank " + me + " read back wrong values");
             }
         }

@@ -5,9 +5,10 @@ import me.tongfei.progressbar.ProgressBarBuilder;
 import me.tongfei.progressbar.ProgressBarStyle;
 
 import org.pario.io.Progress;
+import org.pario.io.array.CheckpointListener;
 
 /** A progress bar with throughput for long collective writes and reads, drawn by one rank only. */
-final class ProgressBars implements Progress, AutoCloseable {
+final class ProgressBars implements Progress, CheckpointListener, AutoCloseable {
     /** The bar, or null on the ranks that draw nothing. */
     private final ProgressBar bar;
 
@@ -32,6 +33,15 @@ final class ProgressBars implements Progress, AutoCloseable {
         if (bar != null) {
             bar.maxHint(Math.max(1, totalBytes >> 20));
             bar.stepTo(doneBytes >> 20);
+        }
+    }
+
+    /** Shows a checkpoint's phase beside the bar; each phase fills it anew. */
+    @Override
+    public void progress(final Phase phase, final long doneBytes, final long totalBytes) {
+        if (bar != null) {
+            bar.setExtraMessage(phase.name().toLowerCase(java.util.Locale.ROOT));
+            update(doneBytes, totalBytes);
         }
     }
 

@@ -2,7 +2,6 @@ package org.pario.examples;
 
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 
 import org.pario.comm.Communicator;
 import org.pario.comm.LocalCluster;
@@ -10,11 +9,10 @@ import org.pario.comm.Request;
 import org.pario.comm.Status;
 import org.pario.datatypes.Datatype;
 import org.pario.datatypes.Memory;
-import org.pario.datatypes.Order;
-import org.pario.io.Hints;
 import org.pario.io.array.Checkpoint;
 import org.pario.io.array.Dist;
 import org.pario.io.array.DistributedArray;
+import org.pario.io.array.Element;
 
 /**
  * A 2-D heat-diffusion solver: Jacobi iterations on an {@code rows x cols} grid distributed BLOCK,BLOCK over the
@@ -30,10 +28,9 @@ public final class HeatDiffusion {
     private HeatDiffusion() {
     }
 
-    /** The field's distribution on a number of ranks. */
-    public static DistributedArray field(final long rows, final long cols, final int ranks) {
-        return DistributedArray.of(new long[] {rows, cols}, Datatype.DOUBLE, new Dist[] {Dist.block(), Dist.block()},
-            null, ranks, Order.C);
+    /** The field's distribution over the ranks of a communicator: BLOCK,BLOCK on a balanced grid. */
+    public static DistributedArray<double[]> field(final Communicator comm, final long rows, final long cols) {
+        return DistributedArray.of(comm, Element.DOUBLE, new long[] {rows, cols}, Dist.block(), Dist.block());
     }
 
     /**
@@ -50,8 +47,8 @@ public final class HeatDiffusion {
      */
     public static Path run(final Communicator comm, final long rows, final long cols, final int steps,
                            final int every, final Path dir, final Path restart) {
-        final DistributedArray field = field(rows, cols, comm.size());
-        final DistributedArray.Local mine = field.local(comm.rank());
+        final DistributedArray<double[]> field = field(comm, rows, cols);
+        final DistributedArray<double[]>.Local mine = field.local();
         final long[] shape = mine.shape();
         final int lr = (int) shape[0];
         final int lc = (int) shape[1];
@@ -65,9 +62,9 @@ public final class HeatDiffusion {
         final long[] origin = mine.toGlobal(new long[] {0, 0});
         int step = 0;
         if (restart != null) {
-            final double[] interior = new double[lr * lc];
-            Checkpoint.restore(comm, restart.toString(), "temperature", mine, interior, Hints.DEFAULT);
-            step = Integer.parseInt(Checkpoint.info(comm, restart.toString()).metadata().get("step"));
+            final Checkpoint from = Checkpoint.at(restart);
+            final double[] interior = from.restore("temperature", field);
+            step = Math.toIntExact(from.header(comm).attributes().getLong("step"));
             for (int i = 0; i < lr; i++) {
                 System.arraycopy(interior, i * lc, u, (i + 1) * width + 1, lc);
             }
@@ -105,21 +102,20 @@ public final class HeatDiffusion {
             next = t;
             step++;
             if (step % every == 0 || step == steps) {
-                last = checkpoint(comm, mine, u, lr, lc, step, dir);
+                last = checkpoint(field, u, lr, lc, step, dir);
             }
         }
         return last;
     }
 
-    private static Path checkpoint(final Communicator comm, final DistributedArray.Local mine, final double[] u,
-                                   final int lr, final int lc, final int step, final Path dir) {
-        final double[] interior = new double[lr * lc];
+    private static Path checkpoint(final DistributedArray<double[]> field, final double[] u, final int lr,
+                                   final int lc, final int step, final Path dir) {
+        final double[] interior = field.allocate();
         for (int i = 0; i < lr; i++) {
             System.arraycopy(u, (i + 1) * (lc + 2) + 1, interior, i * lc, lc);
         }
         final Path file = dir.resolve("step-" + step + ".ckpt");
-        Checkpoint.write(comm, file.toString(), List.of(new Checkpoint.Entry("temperature", mine, interior)),
-            Map.of("step", Integer.toString(step)), Hints.DEFAULT);
+        Checkpoint.at(file).writer().attribute("step", step).array("temperature", field, interior).write();
         return file;
     }
 

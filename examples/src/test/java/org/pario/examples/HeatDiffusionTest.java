@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.pario.comm.LocalCluster;
 import org.pario.io.array.Checkpoint;
+import org.pario.io.array.StoredArray;
 
 @Timeout(120)
 class HeatDiffusionTest {
@@ -25,7 +26,7 @@ class HeatDiffusionTest {
     Path dir;
 
     private static byte[] data(final Path checkpoint) throws Exception {
-        final Checkpoint.ArrayInfo a = Checkpoint.info(checkpoint.toString()).array("temperature");
+        final StoredArray a = Checkpoint.at(checkpoint).header().array("temperature");
         try (FileChannel ch = FileChannel.open(checkpoint, StandardOpenOption.READ)) {
             final ByteBuffer b = ByteBuffer.allocate((int) a.bytes());
             ch.read(b, a.offset());
@@ -46,7 +47,7 @@ class HeatDiffusionTest {
         LocalCluster.run(6, c -> HeatDiffusion.run(c, ROWS, COLS, 45, 1000, second, first.resolve("step-20.ckpt")));
         final Path resumed = LocalCluster.call(5, c -> HeatDiffusion.run(c, ROWS, COLS, 60, 1000, third,
             second.resolve("step-45.ckpt"))).get(0);
-        assertEquals("60", Checkpoint.info(resumed.toString()).metadata().get("step"));
+        assertEquals(60, Checkpoint.at(resumed).header().attributes().getLong("step"));
         final byte[] a = data(end);
         assertArrayEquals(a, data(resumed), "bitwise identical after two restarts");
         // the heat has spread from the top edge into the interior

@@ -24,6 +24,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.pario.ParioException;
+import org.pario.comm.Communicator;
 import org.pario.comm.LocalCluster;
 import org.pario.datatypes.DataRepresentation;
 import org.pario.datatypes.Datatype;
@@ -32,7 +33,11 @@ import org.pario.io.Hints;
 import org.pario.io.Mode;
 import org.pario.io.ParallelFile;
 import org.pario.io.array.Dist;
+import org.pario.io.array.Checkpoint;
+import org.pario.io.array.CheckpointHeader;
 import org.pario.io.array.DistributedArray;
+import org.pario.io.array.Element;
+import org.pario.io.array.StoredArray;
 
 /** hdfs:// files against a 3-datanode MiniDFSCluster with 1 MiB blocks. */
 @Timeout(300)
@@ -62,12 +67,12 @@ class HdfsStorageTest {
         }
     }
 
-    private static DistributedArray array(final int ranks, final Dist[] dists) {
-        return DistributedArray.of(new long[] {300, 700}, Datatype.DOUBLE, dists, null, ranks, Order.C);
+    private static DistributedArray<double[]> array(final Communicator comm, final Dist... dists) {
+        return DistributedArray.of(comm, Element.DOUBLE, new long[] {300, 700}, dists);
     }
 
-    private static double[] values(final DistributedArray.Local part) {
-        final double[] v = new double[(int) part.count()];
+    private static double[] values(final DistributedArray<double[]>.Local part) {
+        final double[] v = new double[part.intCount()];
         for (int i = 0; i < v.length; i++) {
             v[i] = part.globalLinear(i);
         }
@@ -94,7 +99,7 @@ class HdfsStorageTest {
         final String file = base + "/field.bin";
         // 1.6 MiB over 4 ranks and 3 aggregators, 64 KiB rounds
         LocalCluster.run(4, comm -> {
-            final DistributedArray.Local part = array(4, new Dist[] {Dist.block(), Dist.cyclic(3)}).local(comm.rank());
+            final DistributedArray<double[]>.Local part = array(comm, Dist.block(), Dist.cyclic(3)).local();
             try (ParallelFile f = ParallelFile.open(comm, file, EnumSet.of(Mode.CREATE, Mode.WRONLY), Hints.of(Map.of(
                 "cb_config_list", "*:*", "cb_nodes", "3", "cb_buffer_size", "65536")))) {
                 f.setView(0, Datatype.DOUBLE, part.filetype(), DataRepresentation.NATIVE);
@@ -114,8 +119,7 @@ class HdfsStorageTest {
         }
         for (final int ranks : new int[] {3, 5}) {
             LocalCluster.run(ranks, comm -> {
-                final DistributedArray.Local part = array(ranks, new Dist[] {Dist.cyclic(), Dist.none()})
-                    .local(comm.rank());
+                final DistributedArray<double[]>.Local part = array(comm, Dist.cyclic(), Dist.none()).local();
                 try (ParallelFile f = ParallelFile.open(comm, file, EnumSet.of(Mode.RDONLY))) {
                     f.setView(0, Datatype.DOUBLE, part.filetype(), DataRepresentation.NATIVE);
                     final double[] back = new double[(int) part.count()];
@@ -241,28 +245,25 @@ class HdfsStorageTest {
         final String file = base + "/state.ckpt";
         for (final double sign : new double[] {1, -1}) {
             LocalCluster.run(4, comm -> {
-                final DistributedArray.Local part = array(4, new Dist[] {Dist.block(), Dist.cyclic(3)})
-                    .local(comm.rank());
-                final double[] v = values(part);
+                final DistributedArray<double[]> a = array(comm, Dist.block(), Dist.cyclic(3));
+                final double[] v = values(a.local());
                 for (int i = 0; i < v.length; i++) {
                     v[i] *= sign;
                 }
-                org.pario.io.array.Checkpoint.write(comm, file, java.util.List.of(
-                    new org.pario.io.array.Checkpoint.Entry("field", part, v)),
-                    Map.of("sign", Double.toString(sign)), Hints.of(Map.of("cb_config_list", "*:*")));
+                Checkpoint.at(file).hints(Hints.of(Map.of("cb_config_list", "*:*"))).writer()
+                    .attribute("sign", sign).array("field", a, v).write();
             });
         }
-        final org.pario.io.array.Checkpoint.Header h = org.pario.io.array.Checkpoint.info(file);
-        assertEquals("-1.0", h.metadata().get("sign"), "the second checkpoint replaced the first");
+        final CheckpointHeader h = Checkpoint.at(file).header();
+        assertEquals(-1.0, h.attributes().getDouble("sign"), "the second checkpoint replaced the first");
         assertEquals(h.array("field").offset() + h.array("field").bytes(),
             fs.getFileStatus(new Path("/pario/state.ckpt")).getLen(), "the file ends where its last array does");
         assertEquals(4096, h.array("field").offset());
         LocalCluster.run(3, comm -> {
-            org.pario.io.array.Checkpoint.verify(comm, file);
-            final DistributedArray.Local part = array(3, new Dist[] {Dist.cyclic(), Dist.none()}).local(comm.rank());
-            final double[] back = new double[(int) part.count()];
-            org.pario.io.array.Checkpoint.restore(comm, file, "field", part, back, Hints.DEFAULT);
-            final double[] want = values(part);
+            Checkpoint.at(file).verify(comm);
+            final DistributedArray<double[]> a = array(comm, Dist.cyclic(), Dist.none());
+            final double[] back = Checkpoint.at(file).restore("field", a);
+            final double[] want = values(a.local());
             for (int i = 0; i < want.length; i++) {
                 want[i] = -want[i];
             }
@@ -276,21 +277,20 @@ class HdfsStorageTest {
     @Test
     void aPaddedStructArrayLastInAnHdfsCheckpointIsHeldWhole() throws Exception {
         final String file = base + "/structs.ckpt";
-        final Datatype pair = Datatype.parse("struct([1,1], [0,8], [double, int])");
+        final Element<ByteBuffer> pair = Element.of(Datatype.parse("struct([1,1], [0,8], [double, int])"));
         LocalCluster.run(2, comm -> {
-            final DistributedArray.Local part = DistributedArray.of(new long[] {10}, pair, new Dist[] {Dist.cyclic()},
-                null, 2, Order.C).local(comm.rank());
-            final ByteBuffer b = ByteBuffer.allocate((int) (16 * part.count())).order(ByteOrder.nativeOrder());
+            final DistributedArray<ByteBuffer> s = DistributedArray.of(comm, pair, new long[] {10}, Dist.cyclic());
+            final DistributedArray<ByteBuffer>.Local part = s.local();
+            final ByteBuffer b = s.allocate();
             for (int i = 0; i < part.count(); i++) {
                 b.putDouble(16 * i, part.globalLinear(i)).putInt(16 * i + 8, (int) -part.globalLinear(i));
             }
-            org.pario.io.array.Checkpoint.write(comm, file, java.util.List.of(
-                new org.pario.io.array.Checkpoint.Entry("s", part, b)), Map.of(), Hints.DEFAULT);
+            Checkpoint.at(file).write("s", s, b);
         });
-        final org.pario.io.array.Checkpoint.ArrayInfo a = org.pario.io.array.Checkpoint.info(file).array("s");
+        final StoredArray a = Checkpoint.at(file).header().array("s");
         assertEquals(160, a.bytes());
         assertEquals(a.offset() + 160, fs.getFileStatus(new Path("/pario/structs.ckpt")).getLen());
-        LocalCluster.run(1, comm -> org.pario.io.array.Checkpoint.verify(comm, file));
+        LocalCluster.run(1, comm -> Checkpoint.at(file).verify(comm));
     }
 
     /** Stands for the death of the committing process at a chosen step. */

@@ -295,15 +295,14 @@ final class FaultCampaign {
         private void checkCheckpoint(final Path dir) throws IOException {
             final String file = dir.resolve("ckpt").toString();
             try {
-                final Checkpoint.Header h = Checkpoint.info(file);
-                final int iteration = Integer.parseInt(h.metadata().get("iteration"));
+                final org.pario.io.array.CheckpointHeader h = Checkpoint.at(file).header();
+                final long iteration = h.attributes().getLong("iteration");
                 final long elements = h.array("a").shape()[0];
                 LocalCluster.run(2, world -> {
-                    Checkpoint.verify(world, file);
-                    final org.pario.io.array.DistributedArray.Local part = FaultJobMain.array(2, elements)
-                        .local(world.rank());
-                    final double[] v = new double[(int) part.count()];
-                    Checkpoint.restore(world, file, "a", part, v, org.pario.io.Hints.DEFAULT);
+                    Checkpoint.at(file).verify(world);
+                    final var array = FaultJobMain.array(world, elements);
+                    final var part = array.local();
+                    final double[] v = Checkpoint.at(file).restore("a", array);
                     for (int k = 0; k < v.length; k++) {
                         if (v[k] != iteration * 1e7 + part.globalLinear(k)) {
                             throw new IllegalStateException("element " + part.globalLinear(k) + " holds " + v[k]

@@ -18,6 +18,7 @@ import org.pario.io.ParallelFile;
 import org.pario.io.array.Checkpoint;
 import org.pario.io.array.Dist;
 import org.pario.io.array.DistributedArray;
+import org.pario.io.array.Element;
 
 /**
  * A rank of the fault campaign ({@link FaultCampaign}). Usage: {@code FaultJobMain MODE DIR VICTIM THROW_AT}.
@@ -57,8 +58,7 @@ public final class FaultJobMain {
                 case "diskfull" -> diskFull(world, dir.resolve("ckpt").toString());
                 case "permission" -> {
                     say(world, "begin");
-                    Checkpoint.write(world, dir.resolve("ckpt").toString(), entries(world, 0), Map.of("iteration", "0"),
-                        Hints.of(HINTS));
+                    write(world, dir.resolve("ckpt").toString(), 0, ELEMENTS);
                 }
                 default -> throw new IllegalArgumentException("unknown mode " + mode);
             }
@@ -181,29 +181,28 @@ public final class FaultJobMain {
     }
 
     /** The checkpointed array: {@code elements} doubles, BLOCK over the ranks. */
-    static DistributedArray array(final int ranks, final long elements) {
-        return DistributedArray.of(new long[] {elements}, Datatype.DOUBLE, new Dist[] {Dist.block()}, null, ranks,
-            Order.C);
+    static DistributedArray<double[]> array(final Communicator world, final long elements) {
+        return DistributedArray.of(world, Element.DOUBLE, new long[] {elements}, Dist.block());
     }
 
-    /** One array "a" whose element i holds {@code iteration * 1e7 + i}: a restored checkpoint tells its iteration. */
-    private static List<Checkpoint.Entry> entries(final Communicator world, final int iteration, final long elements) {
-        final DistributedArray.Local part = array(world.size(), elements).local(world.rank());
-        final double[] v = new double[(int) part.count()];
+    /**
+     * Writes a checkpoint of one array "a" whose element i holds {@code iteration * 1e7 + i}: a restored checkpoint
+     * tells its iteration.
+     */
+    private static void write(final Communicator world, final String file, final int iteration, final long elements) {
+        final DistributedArray<double[]> a = array(world, elements);
+        final DistributedArray<double[]>.Local part = a.local();
+        final double[] v = a.allocate();
         for (int k = 0; k < v.length; k++) {
             v[k] = iteration * 1e7 + part.globalLinear(k);
         }
-        return List.of(new Checkpoint.Entry("a", part, v));
-    }
-
-    private static List<Checkpoint.Entry> entries(final Communicator world, final int iteration) {
-        return entries(world, iteration, ELEMENTS);
+        Checkpoint.at(file).hints(Hints.of(HINTS)).writer().attribute("iteration", iteration).array("a", a, v)
+            .write();
     }
 
     private static void checkpoints(final Communicator world, final String file) {
         for (int i = 0; ; i++) {
-            Checkpoint.write(world, file, entries(world, i), Map.of("iteration", Integer.toString(i)),
-                Hints.of(HINTS));
+            write(world, file, i, ELEMENTS);
             if (i == 0) {
                 say(world, "ready");
             }
@@ -212,8 +211,8 @@ public final class FaultJobMain {
 
     /** A 1 MiB checkpoint that fits, then a 16 MiB one that does not. */
     private static void diskFull(final Communicator world, final String file) {
-        Checkpoint.write(world, file, entries(world, 0, 1 << 17), Map.of("iteration", "0"), Hints.of(HINTS));
+        write(world, file, 0, 1 << 17);
         say(world, "begin");
-        Checkpoint.write(world, file, entries(world, 1, 2L << 20), Map.of("iteration", "1"), Hints.of(HINTS));
+        write(world, file, 1, 2L << 20);
     }
 }

@@ -9,6 +9,11 @@ import org.pario.comm.Pario;
 import org.pario.datatypes.DataRepresentation;
 import org.pario.datatypes.Datatype;
 import org.pario.io.Hints;
+import org.pario.io.array.Checkpoint;
+import org.pario.io.array.CheckpointListener;
+import org.pario.io.array.Dist;
+import org.pario.io.array.DistributedArray;
+import org.pario.io.array.Element;
 import org.pario.io.Mode;
 import org.pario.io.ParallelFile;
 
@@ -142,28 +147,32 @@ public final class IoJobMain {
     }
 
     /** The array of the checkpoint test: 128 MiB of doubles over the ranks, BLOCK on the first dimension. */
-    static org.pario.io.array.DistributedArray checkpointArray(final int ranks) {
-        return org.pario.io.array.DistributedArray.of(new long[] {1024, 128, 128}, Datatype.DOUBLE,
-            new org.pario.io.array.Dist[] {org.pario.io.array.Dist.block(), org.pario.io.array.Dist.cyclic(),
-                org.pario.io.array.Dist.none()}, null, ranks, org.pario.datatypes.Order.C);
+    static DistributedArray<double[]> checkpointArray(final Communicator world) {
+        return DistributedArray.of(world, Element.DOUBLE, new long[] {1024, 128, 128}, Dist.block(), Dist.cyclic(),
+            Dist.none());
     }
 
     /** Writes checkpoint A (element i holds i), then starts checkpoint B (i holds -i); rank 2 halts during B. */
     private static void checkpointKilled(final Communicator world, final String file) {
-        final org.pario.io.array.DistributedArray.Local part = checkpointArray(world.size()).local(world.rank());
-        final double[] v = new double[(int) part.count()];
+        final DistributedArray<double[]> array = checkpointArray(world);
+        final DistributedArray<double[]>.Local part = array.local();
+        final double[] v = array.allocate();
         for (int i = 0; i < v.length; i++) {
             v[i] = part.globalLinear(i);
         }
-        org.pario.io.array.Checkpoint.write(world, file, java.util.List.of(
-            new org.pario.io.array.Checkpoint.Entry("a", part, v)), Map.of("which", "A"), Hints.DEFAULT);
+        Checkpoint.at(file).writer().attribute("which", "A").array("a", array, v).write();
         for (int i = 0; i < v.length; i++) {
             v[i] = -v[i];
         }
         world.barrier();
-        org.pario.io.array.Checkpoint.write(world, file, java.util.List.of(
-            new org.pario.io.array.Checkpoint.Entry("a", part, v)), Map.of("which", "B"), Hints.DEFAULT,
-            haltMidway(world));
+        final org.pario.io.Progress halt = haltMidway(world);
+        final CheckpointListener duringWrite = (phase, done, total) -> {
+            if (phase == CheckpointListener.Phase.WRITE) {
+                halt.update(done, total);
+            }
+        };
+        Checkpoint.at(file).listener(duringWrite).writer().attribute("which", "B").array("a", array, v)
+            .write();
     }
 
     /**

@@ -66,13 +66,13 @@ class MultiJvmIoTest {
             assertTrue(out.get(r).contains("rank " + r + " failed after") && out.get(r).contains("rank 2"),
                 "rank " + r + " printed:\n" + out.get(r));
         }
-        final org.pario.io.array.Checkpoint.Header h = org.pario.io.array.Checkpoint.info(file.toString());
-        assertEquals("A", h.metadata().get("which"), "the interrupted checkpoint never replaced the first");
+        final org.pario.io.array.CheckpointHeader h = org.pario.io.array.Checkpoint.at(file).header();
+        assertEquals("A", h.attributes().getString("which"), "the interrupted checkpoint never replaced the first");
         org.pario.comm.LocalCluster.run(3, comm -> {
-            org.pario.io.array.Checkpoint.verify(comm, file.toString());
-            final org.pario.io.array.DistributedArray.Local part = IoJobMain.checkpointArray(3).local(comm.rank());
-            final double[] back = new double[(int) part.count()];
-            org.pario.io.array.Checkpoint.restore(comm, file.toString(), "a", part, back, org.pario.io.Hints.DEFAULT);
+            org.pario.io.array.Checkpoint.at(file).verify(comm);
+            final var array = IoJobMain.checkpointArray(comm);
+            final var part = array.local();
+            final double[] back = org.pario.io.array.Checkpoint.at(file).restore("a", array);
             for (int i = 0; i < back.length; i++) {
                 if (back[i] != part.globalLinear(i)) {
                     throw new AssertionError("element " + part.globalLinear(i) + " is " + back[i]);

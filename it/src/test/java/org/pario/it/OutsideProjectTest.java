@@ -3,6 +3,8 @@ package org.pario.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,10 +14,12 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.pario.cli.Main;
 
 /**
- * Pario as a library: the library artifacts and the BOM are installed, and a tiny project outside this build,
- * which knows Pario only through the BOM and one dependency, compiles and runs a collective write.
+ * Pario as a library, as docs/guide.md shows it: the library artifacts and the BOM are installed, and the guide's
+ * project (its POM and its program, taken from the guide as written) is built outside this reactor with the
+ * machine's Maven, then run as threads, alone and as JVMs started by {@code pario launch}.
  */
 @Timeout(value = 8, unit = TimeUnit.MINUTES)
 class OutsideProjectTest {
@@ -30,93 +34,48 @@ class OutsideProjectTest {
         return out;
     }
 
+    /** The code block that follows a heading of the guide. */
+    static String block(final String guide, final String heading) {
+        final int at = guide.indexOf("\n" + heading + "\n");
+        assertTrue(at >= 0, "docs/guide.md has a heading " + heading);
+        final int open = guide.indexOf("```", at);
+        final int from = guide.indexOf('\n', open) + 1;
+        return guide.substring(from, guide.indexOf("```", from));
+    }
+
     @Test
-    void aProjectUsingTheBomAndParioIoRunsACollectiveWrite() throws Exception {
+    void theGuidesProgramBuildsAsWrittenAndRunsAsThreadsAloneAndLaunched() throws Exception {
         final Path root = Path.of("").toAbsolutePath().getParent();
-        final String version = System.getProperty("pario.version");
+        final String guide = Files.readString(root.resolve("docs/guide.md"));
         run(root, List.of("mvn", "-B", "-q", "install", "-DskipTests", "-pl", "datatypes,comm,io,bom", "-am"));
         final Path project = Files.createDirectories(dir.resolve("outside"));
-        Files.writeString(project.resolve("pom.xml"), """
-            <project xmlns="http://maven.apache.org/POM/4.0.0">
-              <modelVersion>4.0.0</modelVersion>
-              <groupId>com.example</groupId>
-              <artifactId>outside</artifactId>
-              <version>1</version>
-              <properties>
-                <maven.compiler.release>17</maven.compiler.release>
-                <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
-              </properties>
-              <dependencyManagement>
-                <dependencies>
-                  <dependency>
-                    <groupId>org.pario</groupId>
-                    <artifactId>pario-bom</artifactId>
-                    <version>VERSION</version>
-                    <type>pom</type>
-                    <scope>import</scope>
-                  </dependency>
-                </dependencies>
-              </dependencyManagement>
-              <dependencies>
-                <dependency>
-                  <groupId>org.pario</groupId>
-                  <artifactId>pario-io</artifactId>
-                </dependency>
-              </dependencies>
-              <build>
-                <plugins>
-                  <plugin>
-                    <groupId>org.apache.maven.plugins</groupId>
-                    <artifactId>maven-compiler-plugin</artifactId>
-                    <version>3.13.0</version>
-                  </plugin>
-                </plugins>
-              </build>
-            </project>
-            """.replace("VERSION", version));
+        final String pom = block(guide, "### pom.xml");
+        assertTrue(pom.contains("<version>" + System.getProperty("pario.version") + "</version>"),
+            "the guide names this version of Pario");
+        Files.writeString(project.resolve("pom.xml"), pom);
         final Path src = Files.createDirectories(project.resolve("src/main/java/com/example"));
-        Files.writeString(src.resolve("App.java"), """
-            package com.example;
-
-            import java.nio.file.Files;
-            import java.nio.file.Path;
-            import java.util.EnumSet;
-
-            import org.pario.comm.LocalCluster;
-            import org.pario.datatypes.DataRepresentation;
-            import org.pario.datatypes.Datatype;
-            import org.pario.io.Mode;
-            import org.pario.io.ParallelFile;
-
-            public class App {
-                public static void main(String[] args) throws Exception {
-                    // 3 ranks interleave ints: rank r writes r at every third int from int r
-                    LocalCluster.run(3, comm -> {
-                        int r = comm.rank();
-                        try (ParallelFile f = ParallelFile.open(comm, args[0], EnumSet.of(Mode.CREATE, Mode.RDWR))) {
-                            f.setView(4L * r, Datatype.INT, Datatype.resized(Datatype.INT, 0, 12),
-                                DataRepresentation.NATIVE);
-                            int[] mine = new int[100];
-                            java.util.Arrays.fill(mine, r);
-                            f.writeAll(mine, mine.length, Datatype.INT);
-                        }
-                    });
-                    byte[] file = Files.readAllBytes(Path.of(args[0]));
-                    for (int i = 0; i < 300; i++) {
-                        if (file[4 * i] != i % 3) {
-                            throw new AssertionError("int " + i);
-                        }
-                    }
-                    System.out.println("outside ok: " + file.length + " bytes");
-                }
-            }
-            """);
+        Files.writeString(src.resolve("Restart.java"), block(guide, "### src/main/java/com/example/Restart.java"));
         run(project, List.of("mvn", "-B", "-q", "package", "dependency:build-classpath",
             "-Dmdep.outputFile=cp.txt"));
         final String cp = project.resolve("target/classes") + java.io.File.pathSeparator
             + Files.readString(project.resolve("cp.txt")).trim();
-        final String out = run(project, List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "-cp", cp, "com.example.App", dir.resolve("out.bin").toString()));
-        assertTrue(out.contains("outside ok: 1200 bytes"), out);
+        final String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        final String threads = dir.resolve("threads.ckpt").toString();
+        run(project, List.of(java, "-cp", cp, "com.example.Restart", "write", threads, "4"));
+        assertTrue(run(project, List.of(java, "-cp", cp, "com.example.Restart", "restore", threads, "3"))
+            .contains("restored on 3 ranks: every value checked"));
+        assertTrue(run(project, List.of(java, "-cp", cp, "com.example.Restart", "restore", threads))
+            .contains("restored on 1 ranks: every value checked"), "alone, a job of one rank");
+        final String launched = dir.resolve("launched.ckpt").toString();
+        for (final String[] job : new String[][] {{"4", "write"}, {"3", "restore"}}) {
+            final StringWriter out = new StringWriter();
+            final StringWriter err = new StringWriter();
+            final int code = Main.run(new PrintWriter(out), new PrintWriter(err), new String[] {"launch", "-n", job[0],
+                "--", java, "-cp", cp, "com.example.Restart", job[1], launched});
+            assertEquals(0, code, out + "\n" + err);
+            if (job[1].equals("restore")) {
+                assertTrue(out.toString().contains("restored on 3 ranks: every value checked"), out.toString());
+            }
+        }
     }
 }

@@ -96,6 +96,21 @@ public final class DistributedArray<T> {
         return new DistributedArray<>(comm, shape, element, dists, requestedGrid, order);
     }
 
+    /**
+     * The process grid an array of this shape and these distributions gets on {@code ranks} ranks, checked as
+     * {@link #of} checks it: for tools that validate a layout before they start any rank.
+     *
+     * @param ranks the number of ranks
+     * @param shape global elements per dimension
+     * @param dists the distribution of each dimension
+     * @param grid  processes per dimension with 0 for those to choose, or null to choose all
+     * @return the grid
+     * @throws ParioException naming the argument if they do not fit together
+     */
+    public static long[] gridFor(final int ranks, final long[] shape, final Dist[] dists, final long[] grid) {
+        return chooseGrid(shape.clone(), dists.clone(), grid == null ? null : grid.clone(), ranks);
+    }
+
     private static long[] chooseGrid(final long[] shape, final Dist[] dists, final long[] grid, final int ranks) {
         if (shape.length == 0 || dists.length != shape.length) {
             throw ParioException.argument("a distributed array needs one distribution per dimension: shape "
