@@ -128,13 +128,15 @@ public final class LocalCluster {
     }
 
     /**
-     * The run's failure: the rank that failed on its own (not through an error every rank agreed on) if there is
-     * one, else the first; its own exception is the cause, the others are suppressed.
+     * The run's failure: the rank that failed on its own if there is one (not through an error every rank agreed
+     * on, nor through a lost peer or a timeout, which follow from another rank's failure), else the rank whose own
+     * error an agreement spread, else the first; its own exception is the cause, the others are suppressed.
      */
     static ParioException failure(final Throwable[] failures) {
         int origin = -1;
         for (int r = 0; r < failures.length && origin < 0; r++) {
-            if (failures[r] != null && !(failures[r] instanceof ParioException p && p.agreed())) {
+            if (failures[r] != null && !(failures[r] instanceof ParioException p && (p.agreed()
+                || p.category() == ErrorCategory.TRANSPORT || p.category() == ErrorCategory.TIMEOUT))) {
                 origin = r;
             }
         }
