@@ -71,6 +71,8 @@ final class BenchCommand implements Runnable {
                 CommBenchmark.run(direct, windows);
                 return 0;
             }
+            // a ping-pong between ranks 0 and 1 needs both
+            RankCounts.jvms("-n", ranks, 2);
             final List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx3g"));
             command.addAll(parioProperties());
@@ -105,8 +107,9 @@ final class BenchCommand implements Runnable {
             description = "Elements per dimension (default: ${DEFAULT-VALUE}: 1 GiB).")
         private long size;
 
-        @Option(names = "--pattern", defaultValue = "2x2x1", paramLabel = "AxBxC|cyclic",
-            description = "BLOCK grid or cyclic (default: ${DEFAULT-VALUE}).")
+        @Option(names = "--pattern", defaultValue = "block", paramLabel = "block|AxBxC|cyclic",
+            description = "BLOCK on a balanced grid of the N ranks, BLOCK on the grid AxBxC, or CYCLIC(1) on the "
+                + "last dimension (default: ${DEFAULT-VALUE}: 2x2x1 for 4 ranks, 2x1x1 for 2).")
         private String pattern;
 
         @Option(names = "--file", defaultValue = "pario-bench-io.bin", paramLabel = "PATH",
@@ -135,12 +138,15 @@ final class BenchCommand implements Runnable {
                 IoBenchmark.run(size, pattern, file, hint.values, warmup);
                 return 0;
             }
+            RankCounts.jvms("-n", ranks, 1);
             IoBenchmark.check(pattern, ranks, size);
+            final String path = Locations.scratch("--file", file, existing -> false);
+            Locations.scratch("--file", file + ".warmup", existing -> false);
             final List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx3g"));
             command.addAll(parioProperties());
             command.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName(), "bench", "io",
-                "--worker", "--size", Long.toString(size), "--pattern", pattern, "--file", Locations.absolute(file),
+                "--worker", "--size", Long.toString(size), "--pattern", pattern, "--file", path,
                 "--warmup", Double.toString(warmup)));
             // checked here, so that a bad hint fails before any rank starts
             hint.hints();
@@ -152,8 +158,8 @@ final class BenchCommand implements Runnable {
                 return LaunchCommand.launch(ranks, "127.0.0.1", 60, command, spec.commandLine().getOut(),
                     spec.commandLine().getErr(), true);
             } finally {
-                Locations.deleteIfExists(Locations.absolute(file));
-                Locations.deleteIfExists(Locations.absolute(file) + ".warmup");
+                Locations.deleteIfExists(path);
+                Locations.deleteIfExists(path + ".warmup");
             }
         }
     }

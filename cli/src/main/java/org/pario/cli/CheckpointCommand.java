@@ -88,14 +88,46 @@ final class CheckpointCommand implements Runnable {
             };
         }
 
-        /** Checks every option against {@code ranks} before any rank starts; returns the layout as text. */
+        /**
+         * Checks every option against {@code ranks} before any rank starts: the layout, and that the ranks' parts fit
+         * Java arrays and the array fits this JVM's heap, which the ranks (threads) share; returns the layout as text.
+         */
         String validate(final int ranks) {
+            RankCounts.threads("-n", ranks);
             final long[] s = dims(shape, "--shape");
             final Dist[] d = dists(s.length);
             order();
-            final long[] g = DistributedArray.gridFor(ranks, s, d, grid == null ? null : dims(grid, "--grid"));
-            return Arrays.toString(s) + " of " + Datatype.parse(element) + ", " + Arrays.toString(d) + " on grid "
-                + Arrays.toString(g);
+            final Datatype el = Datatype.parse(element);
+            final long[] g = grid == null ? null : dims(grid, "--grid");
+            final long[] chosen = DistributedArray.gridFor(ranks, s, d, g);
+            final long most = DistributedArray.largestLocalCount(ranks, s, d, g);
+            final long whole;
+            try {
+                whole = Math.multiplyExact(product(s), el.extent());
+            } catch (ArithmeticException e) {
+                throw ParioException.argument("--shape " + shape + " of " + el + " is more than 2^63 bytes");
+            }
+            if (most > (Integer.MAX_VALUE - 8) / el.extent()) {
+                throw ParioException.argument("--shape " + shape + " on " + ranks + " ranks gives one rank " + most
+                    + " elements of " + el + " (" + (most * el.extent() >> 20) + " MiB), more than one Java array "
+                    + "holds (2 GiB): give more ranks (-n) or a smaller shape");
+            }
+            final long heap = Runtime.getRuntime().maxMemory();
+            if (whole > heap / 4 * 3) {
+                throw ParioException.argument("--shape " + shape + " of " + el + " is " + (whole >> 20) + " MiB; the "
+                    + "ranks of this command are threads of one JVM whose heap holds " + (heap >> 20) + " MiB: give a "
+                    + "smaller shape, or more heap (JAVA_OPTS=-Xmx...)");
+            }
+            return Arrays.toString(s) + " of " + el + ", " + Arrays.toString(d) + " on grid "
+                + Arrays.toString(chosen);
+        }
+
+        private static long product(final long[] s) {
+            long n = 1;
+            for (final long x : s) {
+                n = Math.multiplyExact(n, x);
+            }
+            return n;
         }
 
         /** The array on {@code comm}, its elements in buffers of {@code element}. */
@@ -111,11 +143,19 @@ final class CheckpointCommand implements Runnable {
         }
 
         static long[] dims(final String text, final String what) {
+            final long[] d;
             try {
-                return Arrays.stream(text.toLowerCase(Locale.ROOT).split("x")).mapToLong(Long::parseLong).toArray();
+                d = Arrays.stream(text.toLowerCase(Locale.ROOT).split("x")).mapToLong(Long::parseLong).toArray();
             } catch (NumberFormatException e) {
                 throw ParioException.argument(what + " must look like 64x64x32, got '" + text + "'");
             }
+            for (final long x : d) {
+                if (x < (what.equals("--grid") ? 0 : 1)) {
+                    throw ParioException.argument(what + " " + text + ": every size must be >= "
+                        + (what.equals("--grid") ? "0" : "1"));
+                }
+            }
+            return d;
         }
     }
 
@@ -212,6 +252,8 @@ final class CheckpointCommand implements Runnable {
         public Integer call() {
             final String layoutText = layout.validate(ranks);
             final Hints hints = hint.hints();
+            // checked before any rank starts: the checkpoint itself is written beside FILE and renamed over it
+            Output.prepare("FILE", file, input);
             if (input == null && !Datatype.parse(layout.element).equals(Datatype.DOUBLE)) {
                 throw ParioException.argument("synthetic arrays are double; give --input RAW for " + layout.element);
             }
@@ -268,7 +310,7 @@ final class CheckpointCommand implements Runnable {
         private String output;
 
         @Override
-        public Integer call() {
+        public Integer call() throws Exception {
             final StoredArray info = Checkpoint.at(file).header().array("data");
             if (layout.shape.equals("64x64x64")) {
                 layout.shape = String.join("x", Arrays.stream(info.shape()).mapToObj(Long::toString).toList());
@@ -282,22 +324,10 @@ final class CheckpointCommand implements Runnable {
                 throw ParioException.argument("only synthetic double checkpoints can be checked value by value; give "
                     + "--output RAW to restore an array of " + info.element());
             }
-            if (output != null) {
-                Locations.deleteIfExists(output);
-            }
+            final Output out = output == null ? null : Output.prepare("--output", output, file);
             final long t0 = System.nanoTime();
-            final List<Long> wrong = LocalCluster.call(ranks, comm -> {
-                try (ProgressBars bar = ProgressBars.on(comm.rank() == 0, "read")) {
-                    final Checkpoint source = Checkpoint.at(file).hints(hints).listener(bar);
-                    if (output != null) {
-                        final DistributedArray<byte[]> a = layout.array(comm, layout.rawElement());
-                        raw(output, a, source.restore("data", a), true);
-                        return 0L;
-                    }
-                    final DistributedArray<double[]> a = layout.array(comm, Element.DOUBLE);
-                    return wrong(a, source.restore("data", a));
-                }
-            });
+            final List<Long> wrong = out == null ? restore(layout, hints, null)
+                : out.write(hidden -> restore(layout, hints, hidden));
             final double s = (System.nanoTime() - t0) / 1e9;
             final long bad = wrong.stream().mapToLong(Long::longValue).sum();
             if (bad > 0) {
@@ -308,6 +338,26 @@ final class CheckpointCommand implements Runnable {
                 layoutText, s, info.bytes() / 1048576.0 / s,
                 output == null ? "every value checked" : "written to " + output);
             return 0;
+        }
+
+        /**
+         * Restores on threads: into the raw file {@code raw}, or checking the synthetic values when it is null.
+         *
+         * @return per rank, the values that differ from their global index (0 when written to a raw file)
+         */
+        private List<Long> restore(final Layout layout, final Hints hints, final String raw) {
+            return LocalCluster.call(ranks, comm -> {
+                try (ProgressBars bar = ProgressBars.on(comm.rank() == 0, "read")) {
+                    final Checkpoint source = Checkpoint.at(file).hints(hints).listener(bar);
+                    if (raw != null) {
+                        final DistributedArray<byte[]> a = layout.array(comm, layout.rawElement());
+                        raw(raw, a, source.restore("data", a), true);
+                        return 0L;
+                    }
+                    final DistributedArray<double[]> a = layout.array(comm, Element.DOUBLE);
+                    return wrong(a, source.restore("data", a));
+                }
+            });
         }
     }
 
@@ -329,6 +379,7 @@ final class CheckpointCommand implements Runnable {
 
         @Override
         public Integer call() {
+            RankCounts.threads("-n", ranks);
             LocalCluster.run(ranks, comm -> Checkpoint.at(file).verify(comm));
             final CheckpointHeader h = Checkpoint.at(file).header();
             long chunks = 0;

@@ -73,14 +73,13 @@ final class DemoCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (edge < 2) {
-            throw ParioException.argument("--edge must be >= 2, got " + edge);
-        }
+        checkEdge(edge);
         if (worker != null) {
             work();
             return 0;
         }
-        final String path = Locations.absolute(file);
+        // a previous demo's checkpoint may be replaced; anything else at --file is the user's and stays
+        final String path = Locations.scratch("--file", file, existing -> isCheckpoint(existing));
         final var out = spec.commandLine().getOut();
         out.printf(Locale.ROOT, "Pario demo: a %d x %d x %d array of doubles (%d MiB), element i holding i%n", edge,
             edge, 2 * edge, edge * edge * 2 * edge * 8 >> 20);
@@ -104,6 +103,51 @@ final class DemoCommand implements Callable<Integer> {
             }
         }
         return 0;
+    }
+
+    /** What a demo rank may hold: its JVM runs with -Xmx2g, and a restore holds its part and the read's buffers. */
+    static final long PART_BYTES = 1L << 30;
+
+    /**
+     * Refuses an edge whose parts do not fit the demo's ranks, before any rank starts.
+     *
+     * @param edge the array is edge x edge x 2*edge doubles
+     */
+    static void checkEdge(final long edge) {
+        if (edge < 2) {
+            throw ParioException.argument("--edge must be >= 2, got " + edge);
+        }
+        if (!fits(edge)) {
+            long most = 2;
+            while (fits(most + 1)) {
+                most++;
+            }
+            throw ParioException.argument("--edge " + edge + " makes a " + edge + " x " + edge + " x " + 2 * edge
+                + " array of doubles whose parts do not fit the demo's ranks (at most " + (PART_BYTES >> 20)
+                + " MiB each, of 4 writing and 6 restoring ranks): --edge at most " + most);
+        }
+    }
+
+    private static boolean fits(final long edge) {
+        try {
+            final long[] shape = {edge, edge, Math.multiplyExact(2, edge)};
+            final long written = DistributedArray.largestLocalCount(4, shape, new Dist[] {Dist.block(), Dist.block(),
+                Dist.cyclic()}, new long[] {2, 2, 1});
+            final long restored = DistributedArray.largestLocalCount(6, shape, new Dist[] {Dist.cyclic(2),
+                Dist.block(), Dist.none()}, null);
+            return Math.max(written, restored) <= PART_BYTES / 8;
+        } catch (ParioException | ArithmeticException e) {
+            return false;
+        }
+    }
+
+    private static boolean isCheckpoint(final String location) {
+        try {
+            Checkpoint.at(location).header();
+            return true;
+        } catch (ParioException e) {
+            return false;
+        }
     }
 
     private void work() throws Exception {

@@ -41,16 +41,32 @@ final class IoBenchmark {
      * @param n       the edge of the cube of doubles
      */
     static void check(final String pattern, final int ranks, final long n) {
-        if (!pattern.equals("cyclic")) {
-            DistributedArray.gridFor(ranks, new long[] {n, n, n}, new Dist[] {Dist.block(), Dist.block(),
-                Dist.block()}, grid(pattern, ranks));
+        if (n < 1) {
+            throw ParioException.argument("--size must be >= 1, got " + n);
+        }
+        final long[] shape = {n, n, n};
+        final long most = pattern.equals("cyclic")
+            ? DistributedArray.largestLocalCount(ranks, shape, new Dist[] {Dist.none(), Dist.none(), Dist.cyclic()},
+                new long[] {1, 1, ranks})
+            : DistributedArray.largestLocalCount(ranks, shape, new Dist[] {Dist.block(), Dist.block(), Dist.block()},
+                grid(pattern, ranks));
+        if (most > PART_BYTES / 8) {
+            throw ParioException.argument("--size " + n + " gives one of the " + ranks + " ranks " + (most * 8 >> 20)
+                + " MiB of doubles; a benchmark rank (-Xmx3g) holds at most " + (PART_BYTES >> 20) + " MiB: give a "
+                + "smaller --size or more ranks");
         }
     }
 
+    /** What a benchmark rank may hold: its JVM runs with -Xmx3g, and it keeps its part and the warm-up's. */
+    static final long PART_BYTES = 1L << 30;
+
     private static long[] grid(final String pattern, final int ranks) {
+        if (pattern.equals("block")) {
+            return DistributedArray.dimsCreate(ranks, new long[3]);
+        }
         final String[] p = pattern.split("x");
         if (p.length != 3) {
-            throw ParioException.argument("--pattern must be AxBxC (a BLOCK grid) or cyclic, got " + pattern);
+            throw ParioException.argument("--pattern must be block, AxBxC (a BLOCK grid) or cyclic, got " + pattern);
         }
         final long[] grid = new long[3];
         try {
@@ -58,7 +74,7 @@ final class IoBenchmark {
                 grid[i] = Long.parseLong(p[i]);
             }
         } catch (NumberFormatException e) {
-            throw ParioException.argument("--pattern must be AxBxC (a BLOCK grid) or cyclic, got " + pattern);
+            throw ParioException.argument("--pattern must be block, AxBxC (a BLOCK grid) or cyclic, got " + pattern);
         }
         if (grid[0] * grid[1] * grid[2] != ranks) {
             throw ParioException.argument("--pattern " + pattern + " needs " + grid[0] * grid[1] * grid[2]

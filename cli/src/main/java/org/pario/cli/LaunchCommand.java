@@ -63,6 +63,11 @@ final class LaunchCommand implements Callable<Integer> {
         description = "How long the job may take to assemble (default: ${DEFAULT-VALUE}).")
     private int startupTimeout;
 
+    @Option(names = "--timeout", defaultValue = "0", paramLabel = "SECONDS",
+        description = "The job's time limit: past it the ranks are stopped and the launch exits with status "
+            + TIMED_OUT + " (default: ${DEFAULT-VALUE}, no limit).")
+    private long timeout;
+
     @picocli.CommandLine.Mixin
     private VerboseOption verbose;
 
@@ -71,8 +76,11 @@ final class LaunchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException, InterruptedException {
-        if (ranks < 1) {
-            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "-n must be >= 1, got " + ranks);
+        RankCounts.jvms("-n", ranks, 1);
+        checkBind(bind);
+        if (timeout < 0 || startupTimeout < 1) {
+            throw org.pario.ParioException.argument("--timeout must be >= 0 and --startup-timeout >= 1, got "
+                + timeout + " and " + startupTimeout);
         }
         final List<String> shares;
         try {
@@ -81,7 +89,31 @@ final class LaunchCommand implements Callable<Integer> {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
         return launch(ranks, bind, startupTimeout, command, spec.commandLine().getOut(), spec.commandLine().getErr(),
-            false, shares);
+            false, shares, timeout);
+    }
+
+    /** The status of a launch whose job passed its time limit, as timeout(1) exits. */
+    static final int TIMED_OUT = 124;
+
+    /** How long stopped ranks get to exit before they are killed. */
+    private static final long STOP_SECONDS = 5;
+
+    /** Refuses an address that is not this host's before any rank starts (the ranks would fail to bind). */
+    static void checkBind(final String bind) {
+        final java.net.InetAddress address;
+        try {
+            address = java.net.InetAddress.getByName(bind);
+        } catch (java.net.UnknownHostException e) {
+            throw org.pario.ParioException.argument("--bind " + bind + " is not an address or a known host name");
+        }
+        try {
+            if (!address.isAnyLocalAddress() && !address.isLoopbackAddress()
+                && java.net.NetworkInterface.getByInetAddress(address) == null) {
+                throw org.pario.ParioException.argument("--bind " + bind + " is not an address of this host");
+            }
+        } catch (java.net.SocketException e) {
+            throw org.pario.ParioException.argument("--bind " + bind + ": " + e.getMessage());
+        }
     }
 
     /**
@@ -121,7 +153,7 @@ final class LaunchCommand implements Callable<Integer> {
                       final PrintWriter out, final PrintWriter err, final boolean onlyRankZero)
         throws IOException, InterruptedException {
         return launch(ranks, bind, startupTimeout, command, out, err, onlyRankZero,
-            shares("PARIO_BIND_TO", System.getenv().getOrDefault("PARIO_BIND_TO", "auto"), ranks));
+            shares("PARIO_BIND_TO", System.getenv().getOrDefault("PARIO_BIND_TO", "auto"), ranks), 0);
     }
 
     /**
@@ -129,11 +161,12 @@ final class LaunchCommand implements Callable<Integer> {
      *
      * @param onlyRankZero forward only rank 0's standard output, without prefix (for reports)
      * @param shares       the CPUs each rank runs on ({@link CoreShares}), or an empty list for unbound ranks
-     * @return the first non-zero exit status, or 0
+     * @param timeLimit    seconds the job may run, or 0 for no limit
+     * @return the first non-zero exit status, {@link #TIMED_OUT} past the time limit, or 0
      */
     static int launch(final int ranks, final String bind, final int startupTimeout, final List<String> command,
                       final PrintWriter out, final PrintWriter err, final boolean onlyRankZero,
-                      final List<String> shares)
+                      final List<String> shares, final long timeLimit)
         throws IOException, InterruptedException {
         final int hostCpus = CoreShares.allowedCpus().size();
         final Path dir = Files.createTempDirectory("pario-launch-");
@@ -143,6 +176,17 @@ final class LaunchCommand implements Callable<Integer> {
         final List<Process> processes = new ArrayList<>();
         final BlockingQueue<int[]> exits = new LinkedBlockingQueue<>();
         final List<Thread> pumps = new ArrayList<>();
+        // SIGINT, SIGTERM or SIGHUP end this JVM without unwinding this method: the hook stops the ranks (a
+        // bounded wait, then SIGKILL) and removes the rendezvous folder, so nothing is orphaned
+        final Thread onSignal = new Thread(() -> {
+            try {
+                stop(processes);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            removeFolder(dir);
+        }, "pario-launch-stop");
+        Runtime.getRuntime().addShutdownHook(onSignal);
         try {
             for (int r = 0; r < ranks; r++) {
                 final ProcessBuilder pb = new ProcessBuilder(shares.isEmpty() ? command
@@ -161,6 +205,7 @@ final class LaunchCommand implements Callable<Integer> {
                 pb.environment().put("PARIO_RENDEZVOUS_DIR", dir.toString());
                 pb.environment().put("PARIO_BIND", bind);
                 pb.environment().put("PARIO_STARTUP_TIMEOUT", Integer.toString(startupTimeout));
+                pb.environment().put("PARIO_LAUNCHER_PID", Long.toString(ProcessHandle.current().pid()));
                 hugePagesForMalloc(pb.environment());
                 final Process p;
                 try {
@@ -168,15 +213,25 @@ final class LaunchCommand implements Callable<Integer> {
                 } catch (IOException e) {
                     throw new IOException("cannot start '" + String.join(" ", command) + "': " + e.getMessage(), e);
                 }
-                processes.add(p);
+                synchronized (processes) {
+                    processes.add(p);
+                }
                 final int rank = r;
                 pumps.add(pump(p.getInputStream(), out, onlyRankZero ? (rank == 0 ? -1 : -2) : rank));
                 pumps.add(pump(p.getErrorStream(), err, onlyRankZero && rank == 0 ? -1 : rank));
                 p.onExit().thenAccept(done -> exits.add(new int[] {rank, done.exitValue()}));
             }
             int status = 0;
+            final long deadline = timeLimit > 0 ? System.nanoTime() + TimeUnit.SECONDS.toNanos(timeLimit) : 0;
             for (int finished = 0; finished < ranks; finished++) {
-                final int[] exit = exits.take();
+                final int[] exit = timeLimit > 0 ? exits.poll(deadline - System.nanoTime(), TimeUnit.NANOSECONDS)
+                    : exits.take();
+                if (exit == null) {
+                    err.println("pario: the job passed its time limit of " + timeLimit + " s; stopping the ranks");
+                    err.flush();
+                    stop(processes);
+                    return TIMED_OUT;
+                }
                 if (exit[1] != 0 && status == 0) {
                     status = exit[1];
                     err.println("pario: rank " + exit[0] + " exited with status " + exit[1] + "; stopping the others");
@@ -190,23 +245,43 @@ final class LaunchCommand implements Callable<Integer> {
             return status;
         } finally {
             stop(processes);
-            try (var files = Files.list(dir)) {
-                for (final Path f : (Iterable<Path>) files::iterator) {
-                    Files.deleteIfExists(f);
-                }
+            removeFolder(dir);
+            try {
+                Runtime.getRuntime().removeShutdownHook(onSignal);
+            } catch (IllegalStateException stopping) {
+                // the JVM is stopping: the hook does the same
             }
-            Files.deleteIfExists(dir);
         }
     }
 
+    private static void removeFolder(final Path dir) {
+        try (var files = Files.list(dir)) {
+            for (final Path f : (Iterable<Path>) files::iterator) {
+                Files.deleteIfExists(f);
+            }
+            Files.deleteIfExists(dir);
+        } catch (IOException e) {
+            // already gone
+        }
+    }
+
+    /** Asks every rank to stop (SIGTERM), waits at most {@link #STOP_SECONDS} for all, then kills what is left. */
     private static void stop(final List<Process> processes) throws InterruptedException {
-        for (final Process p : processes) {
+        final List<Process> all;
+        synchronized (processes) {
+            all = new ArrayList<>(processes);
+        }
+        for (final Process p : all) {
             p.destroy();
         }
-        for (final Process p : processes) {
-            if (!p.waitFor(5, TimeUnit.SECONDS)) {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(STOP_SECONDS);
+        for (final Process p : all) {
+            if (!p.waitFor(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
                 p.destroyForcibly();
             }
+        }
+        for (final Process p : all) {
+            p.waitFor(1, TimeUnit.SECONDS);
         }
     }
 

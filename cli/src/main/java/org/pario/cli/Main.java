@@ -45,6 +45,14 @@ public final class Main implements Runnable {
         cli.setErr(err);
         cli.setExitCodeExceptionMapper(e -> e instanceof CommandLine.ParameterException
             || e instanceof ParioException pe && pe.category() == org.pario.ErrorCategory.ARGUMENT ? USAGE : FAILED);
+        // a usage error is one line, as every other error, naming where the full usage is
+        cli.setParameterExceptionHandler((e, given) -> {
+            final CommandLine cmd = e.getCommandLine();
+            cmd.getErr().println("pario: " + e.getMessage() + " (usage: " + cmd.getCommandSpec().qualifiedName(" ")
+                + " --help)");
+            cmd.getErr().flush();
+            return USAGE;
+        });
         cli.setExecutionExceptionHandler((e, cmd, parsed) -> {
             boolean verbose = false;
             // --verbose belongs to the innermost command ("pario view write --verbose"), so walk the whole chain.

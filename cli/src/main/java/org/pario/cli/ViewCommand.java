@@ -14,6 +14,7 @@ import java.util.concurrent.Callable;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 
+import org.pario.ErrorCategory;
 import org.pario.ParioException;
 import org.pario.comm.LocalCluster;
 import org.pario.datatypes.BasicKind;
@@ -57,6 +58,10 @@ final class ViewCommand implements Runnable {
         final Cursor c = s.filetypes()[r].cursor((start + bytes + fsize - 1) / fsize).seek(start).limit(start + bytes);
         while (c.next()) {
             final long at = s.disps()[r] + c.offset();
+            if (at < 0) {
+                throw ParioException.argument("view spec: rank " + r + "'s view reaches file byte " + at + ", before "
+                    + "the start of the file (displacement " + s.disps()[r] + ", filetype " + s.filetypes()[r] + ")");
+            }
             if (!out.isEmpty() && out.get(out.size() - 1)[0] + out.get(out.size() - 1)[1] == at) {
                 out.get(out.size() - 1)[1] += c.length();
             } else {
@@ -164,7 +169,7 @@ final class ViewCommand implements Runnable {
      * One rank's collective access as the spec describes it: open (a new file to write, or read only), set the
      * rank's view, then write_all/read_all at the individual pointer, or write_at_all/read_at_all at its offset.
      */
-    static void access(final ViewSpec s, final org.pario.comm.Communicator comm, final String file, final boolean write,
+    static long access(final ViewSpec s, final org.pario.comm.Communicator comm, final String file, final boolean write,
                        final ByteBuffer data) {
         final int r = comm.rank();
         final EnumSet<Mode> modes = write ? EnumSet.of(Mode.CREATE, Mode.RDWR) : EnumSet.of(Mode.RDONLY);
@@ -172,16 +177,10 @@ final class ViewCommand implements Runnable {
             f.setView(s.disps()[r], s.etype(), s.filetypes()[r], s.datarep());
             final long count = s.counts()[r];
             if (s.offsets() == null) {
-                if (write) {
-                    f.writeAll(data, count, s.etype());
-                } else {
-                    f.readAll(data, count, s.etype());
-                }
-            } else if (write) {
-                f.writeAtAll(s.offsets()[r], data, count, s.etype());
-            } else {
-                f.readAtAll(s.offsets()[r], data, count, s.etype());
+                return (write ? f.writeAll(data, count, s.etype()) : f.readAll(data, count, s.etype())).bytes();
             }
+            return (write ? f.writeAtAll(s.offsets()[r], data, count, s.etype())
+                : f.readAtAll(s.offsets()[r], data, count, s.etype())).bytes();
         }
     }
 
@@ -283,13 +282,20 @@ final class ViewCommand implements Runnable {
         private Ranks ranks = new Ranks();
 
         @Override
-        public Integer call() throws IOException, InterruptedException {
+        public Integer call() throws Exception {
             final ViewSpec s = ViewSpec.read(specFile);
-            if (!ranks.asRank) {
-                Locations.deleteIfExists(file);
+            if (ranks.asRank) {
+                // one rank of a launched job: the launcher already chose the hidden file, passed as FILE
+                return ranks.execute(s, List.of(), spec.commandLine(), comm -> access(s, comm, file, true,
+                    fill(s.etype(), comm.rank(), s.counts()[comm.rank()])));
             }
-            return ranks.execute(s, List.of("write", specFile.toString(), file), spec.commandLine(),
-                comm -> access(s, comm, file, true, fill(s.etype(), comm.rank(), s.counts()[comm.rank()])));
+            for (int r = 0; r < s.ranks(); r++) {
+                // found before anything is written: an etype the command cannot fill
+                fill(s.etype(), r, 0);
+            }
+            return Output.prepare("FILE", file, specFile.toString()).write(hidden -> ranks.execute(s,
+                List.of("write", specFile.toString(), hidden), spec.commandLine(),
+                comm -> access(s, comm, hidden, true, fill(s.etype(), comm.rank(), s.counts()[comm.rank()]))));
         }
     }
 
@@ -316,26 +322,58 @@ final class ViewCommand implements Runnable {
         private Ranks ranks = new Ranks();
 
         @Override
-        public Integer call() throws IOException, InterruptedException {
+        public Integer call() throws Exception {
             final ViewSpec s = ViewSpec.read(specFile);
-            if (!ranks.asRank) {
-                Files.deleteIfExists(output);
+            final java.io.PrintWriter err = spec.commandLine().getErr();
+            if (ranks.asRank) {
+                return ranks.execute(s, List.of(), spec.commandLine(), comm -> report(readInto(s, comm,
+                    output.toString()), comm.rank() == 0 ? err : null));
             }
-            return ranks.execute(s, List.of("read", specFile.toString(), file, output.toString()), spec.commandLine(),
-                comm -> {
-                    final byte[] data = readMine(s, comm);
-                    // the ranks' buffers go into OUT one after the other, in rank order
-                    try (ParallelFile out = ParallelFile.open(comm, output.toString(),
-                        EnumSet.of(Mode.CREATE, Mode.WRONLY))) {
-                        out.writeOrdered(data, data.length, Datatype.BYTE);
-                    }
-                });
+            final List<String> sub = new ArrayList<>(List.of("read", specFile.toString(), file));
+            if (strict) {
+                sub.add("--strict");
+            }
+            return Output.prepare("OUT", output.toString(), file, specFile.toString()).write(hidden -> {
+                sub.add(hidden);
+                return ranks.execute(s, sub, spec.commandLine(), comm -> report(readInto(s, comm, hidden),
+                    comm.rank() == 0 ? err : null));
+            });
         }
 
-        private byte[] readMine(final ViewSpec s, final org.pario.comm.Communicator comm) {
-            final byte[] data = new byte[Math.toIntExact(s.counts()[comm.rank()] * s.etype().size())];
-            access(s, comm, file, false, ByteBuffer.wrap(data));
-            return data;
+        /**
+         * Says how many bytes the ranks read (on rank 0), and fails every rank on a short read under --strict.
+         *
+         * @param got {bytes read, bytes the views ask for}, the same on every rank
+         * @param err where rank 0 reports, null on the others
+         */
+        private void report(final long[] got, final java.io.PrintWriter err) {
+            if (got[0] < got[1] && strict) {
+                throw new ParioException(ErrorCategory.TRUNCATE, "short read: the ranks read " + got[0] + " of the "
+                    + got[1] + " bytes their views ask for (" + file + " ends first); OUT is left as it was", null);
+            }
+            if (err != null) {
+                err.println("pario: read " + got[0] + " of " + got[1] + " bytes" + (got[0] < got[1] ? " (a short "
+                    + "read: " + file + " ends before the views do; the rest of OUT is zeros; --strict makes this an "
+                    + "error)" : ""));
+                err.flush();
+            }
         }
+
+        @Option(names = "--strict", description = "Fail, leaving OUT as it was, when FILE holds fewer bytes than the "
+            + "views ask for (by default the missing bytes are zeros in OUT and the count is printed).")
+        private boolean strict;
+
+        /** Reads the rank's part and writes the buffers into OUT in rank order; @return {bytes read, bytes asked} */
+        private long[] readInto(final ViewSpec s, final org.pario.comm.Communicator comm, final String out) {
+            final byte[] data = new byte[Math.toIntExact(s.counts()[comm.rank()] * s.etype().size())];
+            final long read = access(s, comm, file, false, ByteBuffer.wrap(data));
+            // the ranks' buffers go into OUT one after the other, in rank order
+            try (ParallelFile f = ParallelFile.open(comm, out, EnumSet.of(Mode.CREATE, Mode.WRONLY))) {
+                f.writeOrdered(data, data.length, Datatype.BYTE);
+            }
+            return new long[] {comm.allreduce(read, org.pario.comm.Op.SUM),
+                comm.allreduce((long) data.length, org.pario.comm.Op.SUM)};
+        }
+
     }
 }

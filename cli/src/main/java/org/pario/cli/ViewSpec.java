@@ -40,16 +40,22 @@ record ViewSpec(int ranks, long[] disps, Datatype etype, DataRepresentation data
         if (root == null || !root.isObject()) {
             throw ParioException.argument("view spec " + path + ": expected a JSON object");
         }
-        final int ranks = (int) integer(root, "ranks", true, 1);
-        if (ranks < 1 || ranks > 4096) {
-            throw ParioException.argument("view spec: ranks must be in [1, 4096], got " + ranks);
+        final long wanted = integer(root, "ranks", true, 1);
+        if (wanted < 1 || wanted > 4096) {
+            throw ParioException.argument("view spec: ranks must be in [1, 4096], got " + wanted);
         }
+        final int ranks = (int) wanted;
         final long[] disps = new long[ranks];
         if (root.has("disps")) {
             final long[] d = longs(root, "disps", ranks);
             System.arraycopy(d, 0, disps, 0, ranks);
         } else {
             java.util.Arrays.fill(disps, integer(root, "disp", false, 0));
+        }
+        for (final long d : disps) {
+            if (d < 0) {
+                throw ParioException.argument("view spec: a displacement must be >= 0 (a byte of the file), got " + d);
+            }
         }
         final Datatype etype = Datatype.parse(text(root, "etype", true, null));
         final DataRepresentation datarep = DataRepresentation.of(text(root, "datarep", false, "native"));

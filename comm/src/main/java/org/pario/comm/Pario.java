@@ -34,7 +34,45 @@ public final class Pario {
      * @return the world communicator
      */
     public static Communicator init() {
-        return Bootstrap.launched(System.getenv()) ? init(Bootstrap.fromEnvironment()) : singleton();
+        if (!Bootstrap.launched(System.getenv())) {
+            return singleton();
+        }
+        final Bootstrap b = Bootstrap.fromEnvironment();
+        watchLauncher(System.getenv("PARIO_LAUNCHER_PID"), b.rank());
+        return init(b);
+    }
+
+    /**
+     * A rank that {@code pario launch} started leaves when its launcher is gone (killed with SIGKILL, say, so it
+     * could not stop its ranks): nobody would collect its output or status, and it would hold its cores and files.
+     * A daemon thread looks twice a second.
+     */
+    private static void watchLauncher(final String pid, final int rank) {
+        if (pid == null) {
+            return;
+        }
+        final java.util.Optional<ProcessHandle> launcher;
+        try {
+            launcher = ProcessHandle.of(Long.parseLong(pid.trim()));
+        } catch (NumberFormatException e) {
+            throw org.pario.ParioException.argument("PARIO_LAUNCHER_PID must be a process id, got '" + pid + "'");
+        }
+        final Thread t = new Thread(() -> {
+            while (launcher.map(ProcessHandle::isAlive).orElse(false)) {
+                try {
+                    Thread.sleep(500);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+            System.err.println("pario: rank " + rank + ": the launcher (pid " + pid.trim() + ") is gone; this rank "
+                + "exits");
+            System.err.flush();
+            // halt, not exit: the rank may be blocked in a collective whose peers are gone too
+            Runtime.getRuntime().halt(1);
+        }, "pario-launcher-watch");
+        t.setDaemon(true);
+        t.start();
     }
 
     /** @return a world of one rank, this process, over the in-JVM transport: nothing listens on a socket */

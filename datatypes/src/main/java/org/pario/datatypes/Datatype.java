@@ -164,7 +164,17 @@ public abstract class Datatype {
     final int depth;
     private int hash;
 
+    /**
+     * How deep constructors may nest. Walks of a type (printing, comparing, cursors) recurse once per level, so
+     * the bound keeps them inside any thread's stack; real types nest a handful of levels.
+     */
+    public static final int MAX_DEPTH = 256;
+
     Datatype(final Figures f) {
+        if (f.depth > MAX_DEPTH) {
+            throw ParioException.argument("a datatype may nest at most " + MAX_DEPTH + " constructors deep; this one "
+                + "nests " + f.depth);
+        }
         this.size = f.size;
         this.externalSize = f.externalSize;
         this.entries = f.entries;

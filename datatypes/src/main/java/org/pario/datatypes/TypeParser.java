@@ -13,6 +13,8 @@ import org.pario.ParioException;
 final class TypeParser {
     private final String text;
     private int pos;
+    /** Constructors open around the current position: bounded, so no input can exhaust the stack. */
+    private int depth;
 
     TypeParser(final String text) {
         if (text == null) {
@@ -45,9 +47,14 @@ final class TypeParser {
             }
         }
         expect('(');
+        if (++depth > Datatype.MAX_DEPTH) {
+            pos = start;
+            throw error("constructors nest more than " + Datatype.MAX_DEPTH + " deep");
+        }
         final Datatype t;
         try {
             t = constructor(name, start);
+            depth--;
         } catch (ParioException e) {
             if (e.getMessage().startsWith("type expression")) {
                 throw e;

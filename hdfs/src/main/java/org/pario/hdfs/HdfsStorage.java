@@ -56,10 +56,25 @@ final class HdfsStorage implements Storage {
             if (request.first()) {
                 repair();
             }
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException e) {
+            fs.close();
+            throw unanswered(uri, conf, e);
+        } catch (RuntimeException e) {
             fs.close();
             throw e;
         }
+    }
+
+    /** A NameNode that took the connection and never answered, said as such; other failures as they are. */
+    private static IOException unanswered(final URI uri, final Configuration conf, final IOException e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof java.net.SocketTimeoutException) {
+                return new IOException("the NameNode at " + uri.getHost() + ":" + (uri.getPort() < 0 ? 8020
+                    : uri.getPort()) + " did not answer within " + conf.getInt("ipc.client.rpc-timeout.ms", 0) / 1000
+                    + " s (ipc.client.rpc-timeout.ms; a hint sets it for one file): " + t.getMessage(), e);
+            }
+        }
+        return e;
     }
 
     @Override

@@ -42,7 +42,27 @@ public final class HdfsStorageProvider implements StorageProvider {
                 }
             }
         }
+        boundWaits(conf);
         return conf;
+    }
+
+    /** How long a NameNode call may wait for an answer unless the configuration files say otherwise. */
+    static final int RPC_TIMEOUT_MS = 20_000;
+
+    /**
+     * Hadoop's client waits 120 s for a NameNode that accepts connections but never answers, and retries on top:
+     * unless the user's files set them, calls wait {@link #RPC_TIMEOUT_MS} and connections are tried twice.
+     */
+    static void boundWaits(final Configuration conf) {
+        final String[][] bounds = {{"ipc.client.rpc-timeout.ms", Integer.toString(RPC_TIMEOUT_MS)},
+            {"ipc.client.connect.timeout", "10000"}, {"ipc.client.connect.max.retries", "1"},
+            {"ipc.client.connect.max.retries.on.timeouts", "1"}};
+        for (final String[] b : bounds) {
+            final String[] sources = conf.getPropertySources(b[0]);
+            if (sources == null || sources.length == 1 && sources[0].equals("core-default.xml")) {
+                conf.set(b[0], b[1], "pario");
+            }
+        }
     }
 
     @Override

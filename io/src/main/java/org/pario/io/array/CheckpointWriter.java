@@ -297,6 +297,11 @@ public final class CheckpointWriter {
             if (!Files.isDirectory(parent)) {
                 throw new ParioException(ErrorCategory.IO, where + ": the directory " + parent + " does not exist");
             }
+            final Path path = Path.of(target.location()).toAbsolutePath();
+            if (Files.exists(path, java.nio.file.LinkOption.NOFOLLOW_LINKS) && !Files.isRegularFile(path)) {
+                throw ParioException.argument(where + " is " + (Files.isDirectory(path) ? "a directory"
+                    : "not a regular file (a device, pipe or socket)") + ": a checkpoint replaces only a file");
+            }
         }
         final List<StoredArray> arrays = new ArrayList<>();
         final Set<String> names = new HashSet<>();

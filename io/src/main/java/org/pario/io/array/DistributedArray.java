@@ -111,6 +111,43 @@ public final class DistributedArray<T> {
         return chooseGrid(shape.clone(), dists.clone(), grid == null ? null : grid.clone(), ranks);
     }
 
+    /**
+     * The most elements any one rank holds of an array of this shape and these distributions on {@code ranks}
+     * ranks, checked as {@link #of} checks them: for tools that size buffers or refuse a layout that cannot fit
+     * before they start any rank.
+     *
+     * @param ranks the number of ranks
+     * @param shape global elements per dimension
+     * @param dists the distribution of each dimension
+     * @param grid  processes per dimension with 0 for those to choose, or null to choose all
+     * @return the largest local element count
+     * @throws ParioException naming the argument if they do not fit together, or the count passes a long
+     */
+    public static long largestLocalCount(final int ranks, final long[] shape, final Dist[] dists, final long[] grid) {
+        final long[] g = gridFor(ranks, shape, dists, grid);
+        long n = 1;
+        try {
+            for (int d = 0; d < shape.length; d++) {
+                final long p = g[d];
+                final long most = switch (dists[d].kind()) {
+                    case NONE -> shape[d];
+                    case BLOCK -> Math.min(shape[d], dists[d].size() > 0 ? dists[d].size()
+                        : (shape[d] + p - 1) / p);
+                    case CYCLIC -> {
+                        final long k = dists[d].size();
+                        // rank 0 of the dimension holds the most: whole rounds of k, and the first k of the rest
+                        yield shape[d] / (k * p) * k + Math.min(k, shape[d] % (k * p));
+                    }
+                };
+                n = Math.multiplyExact(n, most);
+            }
+        } catch (ArithmeticException e) {
+            throw ParioException.argument("an array of shape " + Arrays.toString(shape) + " on " + ranks + " ranks "
+                + "gives one rank more than 2^63 elements");
+        }
+        return n;
+    }
+
     private static long[] chooseGrid(final long[] shape, final Dist[] dists, final long[] grid, final int ranks) {
         if (shape.length == 0 || dists.length != shape.length) {
             throw ParioException.argument("a distributed array needs one distribution per dimension: shape "
