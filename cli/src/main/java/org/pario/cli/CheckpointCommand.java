@@ -52,9 +52,9 @@ final class CheckpointCommand implements Runnable {
             description = "Global shape (default: ${DEFAULT-VALUE}).")
         String shape;
 
-        @Option(names = "--dist", defaultValue = "block,block,cyclic", paramLabel = "D,D,...",
+        @Option(names = "--dist", paramLabel = "D,D,...",
             description = "Distribution per dimension: block, block(k), cyclic, cyclic(k), none "
-                + "(default: ${DEFAULT-VALUE}).")
+                + "(default: block,block,cyclic for three dimensions, block in every dimension otherwise).")
         String dist;
 
         @Option(names = "--grid", paramLabel = "AxBx...", description = "Process grid (default: balanced).")
@@ -69,6 +69,14 @@ final class CheckpointCommand implements Runnable {
         String element;
 
         private Dist[] dists(final int dims) {
+            if (dist == null) {
+                final Dist[] d = new Dist[dims];
+                java.util.Arrays.fill(d, Dist.block());
+                if (dims == 3) {
+                    d[2] = Dist.cyclic();
+                }
+                return d;
+            }
             final String[] d = dist.split(",(?![^(]*\\))");
             if (d.length != dims) {
                 throw ParioException.argument("--dist needs " + dims + " distributions, got '" + dist + "'");
@@ -99,8 +107,15 @@ final class CheckpointCommand implements Runnable {
             order();
             final Datatype el = Datatype.parse(element);
             final long[] g = grid == null ? null : dims(grid, "--grid");
-            final long[] chosen = DistributedArray.gridFor(ranks, s, d, g);
-            final long most = DistributedArray.largestLocalCount(ranks, s, d, g);
+            final long[] chosen;
+            final long most;
+            try {
+                chosen = DistributedArray.gridFor(ranks, s, d, g);
+                most = DistributedArray.largestLocalCount(ranks, s, d, g);
+            } catch (ParioException e) {
+                throw ParioException.argument("--shape " + shape + " with " + Arrays.toString(d) + " on " + ranks
+                    + " ranks: " + e.getMessage());
+            }
             final long whole;
             try {
                 whole = Math.multiplyExact(product(s), el.extent());

@@ -40,7 +40,7 @@ class CheckpointCommandTest {
         }
         final String[] v = run("checkpoint", "verify", file);
         assertEquals("1", v[0]);
-        assertTrue(v[2].startsWith("pario: ") && v[2].contains("array 'data' is damaged in bytes 0 to 19200"),
+        assertTrue(v[2].startsWith("pario: ") && v[2].contains("array 'data' is damaged in chunk 0, bytes 0 to 19200"),
             v[2]);
         assertEquals(1, v[2].trim().split("\n").length, "one line");
         assertEquals("2", run("checkpoint", "write", file, "--dist", "block,sideways,none")[0]);

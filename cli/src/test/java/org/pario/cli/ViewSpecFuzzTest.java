@@ -28,7 +28,8 @@ class ViewSpecFuzzTest {
         final Path spec = dir.resolve("spec.json");
         int read = 0;
         for (int i = 0; i < Mutations.INPUTS; i++) {
-            final byte[] input = m.next();
+            // every other input is a structural edit: deep nesting, huge numbers, long lists, deep JSON
+            final byte[] input = i % 2 == 0 ? m.next() : m.nextStructured();
             Files.write(spec, input);
             try {
                 final ViewSpec s = ViewSpec.read(spec);

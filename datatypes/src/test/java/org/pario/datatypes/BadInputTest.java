@@ -134,4 +134,21 @@ class BadInputTest {
                 + " [10, MPI_DISTRIBUTE_DFLT_DARG, dflt], [2,1,3], MPI_ORDER_FORTRAN, MPI_FLOAT)"));
         assertEquals(List.of("char", "signed_char"), Datatype.predefinedNames().subList(0, 2));
     }
+
+    /** Nesting is bounded where types are parsed and where they are built, with one clear error, never a crash. */
+    @Test
+    void deepNestingIsRefusedAtTheBound() {
+        final String deep = "contiguous(1, ".repeat(2000) + "int" + ")".repeat(2000);
+        final ParioException e = assertThrows(ParioException.class, () -> Datatype.parse(deep));
+        assertTrue(e.getMessage().contains("nest more than " + Datatype.MAX_DEPTH + " deep"), e.getMessage());
+        Datatype t = Datatype.INT;
+        for (int i = 0; i < Datatype.MAX_DEPTH; i++) {
+            t = Datatype.contiguous(1, t);
+        }
+        final Datatype deepest = t;
+        assertEquals(deepest, Datatype.parse(deepest.toString()), "the deepest type allowed round-trips");
+        assertEquals(4, deepest.size());
+        final ParioException built = assertThrows(ParioException.class, () -> Datatype.contiguous(1, deepest));
+        assertTrue(built.getMessage().contains("at most " + Datatype.MAX_DEPTH), built.getMessage());
+    }
 }

@@ -1,6 +1,8 @@
 package org.pario.datatypes;
 
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Random;
 
 /**
@@ -81,5 +83,89 @@ public final class Mutations {
     /** @return a random int below {@code bound} from the same stream */
     public int nextInt(final int bound) {
         return random.nextInt(bound);
+    }
+
+    private static final String[] BASIC_NAMES = {"double", "int", "char", "float", "long", "byte"};
+    private static final String[] HUGE = {"0", "-1", "2147483647", "2147483648", "4294967296", "4611686018427387904",
+        "9223372036854775807", "9223372036854775808", "-9223372036854775808", "99999999999999999999"};
+
+    /**
+     * The next input from a structure-aware edit of a seed, the shapes byte edits rarely reach: a basic type name
+     * wrapped in up to 5000 nested constructors, a number replaced by a huge or edge value, a list whose first
+     * element repeats up to 100000 times, or a JSON value nested up to 5000 arrays deep. Depths and lengths are
+     * drawn log-uniformly, so short and long are both common.
+     *
+     * @return the next hostile input
+     */
+    public byte[] nextStructured() {
+        String t = new String(seeds[random.nextInt(seeds.length)], java.nio.charset.StandardCharsets.UTF_8);
+        final int edits = 1 + random.nextInt(2);
+        for (int e = 0; e < edits; e++) {
+            t = switch (random.nextInt(4)) {
+                case 0 -> nest(t);
+                case 1 -> huge(t);
+                case 2 -> longList(t);
+                default -> deepJson(t);
+            };
+        }
+        return t.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    private int logUniform(final int max) {
+        return (int) Math.min(max, Math.round(Math.exp(random.nextDouble() * Math.log(max))));
+    }
+
+    private String nest(final String t) {
+        final String name = BASIC_NAMES[random.nextInt(BASIC_NAMES.length)];
+        final int at = t.indexOf(name);
+        if (at < 0) {
+            return t;
+        }
+        final int depth = logUniform(5000);
+        final String[] wraps = {"contiguous(1, ", "vector(1, 1, 1, ", "resized(", "struct([1], [0], ["};
+        final String[] closes = {")", ")", ", 0, 8)", "])"};
+        final int w = random.nextInt(wraps.length);
+        return t.substring(0, at) + wraps[w].repeat(depth) + name + closes[w].repeat(depth)
+            + t.substring(at + name.length());
+    }
+
+    private String huge(final String t) {
+        final java.util.regex.Matcher m = java.util.regex.Pattern.compile("-?\\d+").matcher(t);
+        final List<int[]> runs = new ArrayList<>();
+        while (m.find()) {
+            runs.add(new int[] {m.start(), m.end()});
+        }
+        if (runs.isEmpty()) {
+            return t;
+        }
+        final int[] r = runs.get(random.nextInt(runs.size()));
+        return t.substring(0, r[0]) + HUGE[random.nextInt(HUGE.length)] + t.substring(r[1]);
+    }
+
+    private String longList(final String t) {
+        final int open = t.indexOf('[', random.nextInt(Math.max(1, t.length())));
+        final int from = open >= 0 ? open : t.indexOf('[');
+        if (from < 0) {
+            return t;
+        }
+        int end = from + 1;
+        while (end < t.length() && t.charAt(end) != ',' && t.charAt(end) != ']') {
+            end++;
+        }
+        final String first = t.substring(from + 1, end).trim();
+        if (first.isEmpty() || first.contains("[")) {
+            return t;
+        }
+        return t.substring(0, from + 1) + (first + ", ").repeat(logUniform(100_000)) + t.substring(from + 1);
+    }
+
+    private String deepJson(final String t) {
+        final int colon = t.indexOf(':', random.nextInt(Math.max(1, t.length())));
+        if (colon < 0) {
+            return t;
+        }
+        final int depth = logUniform(5000);
+        return t.substring(0, colon + 1) + "[".repeat(depth) + "1" + "]".repeat(depth) + ", \"x\":"
+            + t.substring(colon + 1);
     }
 }

@@ -22,8 +22,11 @@ class ParserFuzzTest {
         }
         final Mutations m = new Mutations(42, bytes);
         int parsed = 0;
+        int deep = 0;
         for (int i = 0; i < Mutations.INPUTS; i++) {
-            final String text = new String(m.next(), StandardCharsets.UTF_8);
+            // every other input is a structural edit: deep nesting, huge numbers, long lists
+            final String text = new String(i % 2 == 0 ? m.next() : m.nextStructured(), StandardCharsets.UTF_8);
+            deep += text.length() > 4000 ? 1 : 0;
             final Datatype t;
             try {
                 t = Datatype.parse(text);
@@ -35,6 +38,7 @@ class ParserFuzzTest {
             parsed++;
             assertEquals(t, Datatype.parse(t.toString()), "round trip of '" + text + "'");
         }
-        System.out.println("type expressions: " + Mutations.INPUTS + " inputs, " + parsed + " parsed, the rest refused");
+        System.out.println("type expressions: " + Mutations.INPUTS + " inputs (" + deep + " over 4000 characters), "
+            + parsed + " parsed, the rest refused");
     }
 }

@@ -175,6 +175,16 @@ class CheckpointTest {
         assertTrue(done >= 15, done + " round trips");
     }
 
+    /** A file of {@code json} behind a valid prefix, then the seed's bytes from {@code rest} on (padding, data). */
+    private static byte[] withHeader(final byte[] json, final byte[] seed, final int rest) {
+        final ByteBuffer b = ByteBuffer.allocate(HeaderCodec.PREFIX + json.length + seed.length - rest)
+            .order(ByteOrder.LITTLE_ENDIAN);
+        b.put(HeaderCodec.MAGIC).putInt(HeaderCodec.VERSION).putLong(json.length).putInt(0).put(json)
+            .put(seed, rest, seed.length - rest);
+        reseal(b.array());
+        return b.array();
+    }
+
     /** Puts a valid header checksum on a (mutated) file whose prefix still names a readable JSON length. */
     private static void reseal(final byte[] file) {
         if (file.length < HeaderCodec.PREFIX) {
@@ -204,12 +214,21 @@ class CheckpointTest {
         });
         final byte[] seed = Files.readAllBytes(good);
         final Mutations m = new Mutations(5, java.util.Arrays.copyOf(seed, 900), seed);
+        final int jsonLength = (int) ByteBuffer.wrap(seed).order(ByteOrder.LITTLE_ENDIAN).getLong(12);
+        final Mutations json = new Mutations(6, java.util.Arrays.copyOfRange(seed, HeaderCodec.PREFIX,
+            HeaderCodec.PREFIX + jsonLength));
         final Path bad = dir.resolve("bad.ckpt");
         int read = 0;
         for (int i = 0; i < Mutations.INPUTS; i++) {
-            final byte[] input = m.next();
-            if (i % 2 == 0) {
-                reseal(input);
+            final byte[] input;
+            if (i % 3 == 2) {
+                // a structural edit of the JSON (deep nesting, huge numbers, long lists), with a valid prefix
+                input = withHeader(json.nextStructured(), seed, HeaderCodec.PREFIX + jsonLength);
+            } else {
+                input = m.next();
+                if (i % 3 == 0) {
+                    reseal(input);
+                }
             }
             Files.write(bad, input);
             try {
