@@ -42,6 +42,9 @@ final class ViewCommand implements Runnable {
         throw new picocli.CommandLine.ParameterException(spec.commandLine(), "a subcommand is required: map, write, read");
     }
 
+    /** The most byte ranges {@link #ranges} lists for one rank: memory for them stays bounded. */
+    static final int MAX_RANGES = 1_000_000;
+
     /** The file byte ranges rank r's view reaches for its count, merged, in order. */
     static List<long[]> ranges(final ViewSpec s, final int r) {
         final List<long[]> out = new ArrayList<>();
@@ -64,6 +67,9 @@ final class ViewCommand implements Runnable {
             }
             if (!out.isEmpty() && out.get(out.size() - 1)[0] + out.get(out.size() - 1)[1] == at) {
                 out.get(out.size() - 1)[1] += c.length();
+            } else if (out.size() == MAX_RANGES) {
+                throw ParioException.argument("view spec: rank " + r + "'s view reaches more than " + MAX_RANGES
+                    + " separate byte ranges for its count of " + s.counts()[r] + ", more than view map lists");
             } else {
                 out.add(new long[] {at, c.length()});
             }

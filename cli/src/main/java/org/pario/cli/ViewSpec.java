@@ -72,6 +72,13 @@ record ViewSpec(int ranks, long[] disps, Datatype etype, DataRepresentation data
             filetypes[r] = Datatype.parse(e.asText());
         }
         final long[] counts = longs(root, "counts", ranks);
+        for (int r = 0; r < ranks; r++) {
+            // write and read hold a rank's data in one Java array
+            if (counts[r] > (Integer.MAX_VALUE - 8) / Math.max(1, etype.size())) {
+                throw ParioException.argument("view spec: counts[" + r + "] = " + counts[r] + " etypes of " + etype
+                    + " is more than one rank's buffer holds (2 GiB)");
+            }
+        }
         final long[] offsets = root.has("offsets") ? longs(root, "offsets", ranks) : null;
         final Map<String, String> hints = new LinkedHashMap<>();
         if (root.has("hints")) {
