@@ -48,8 +48,8 @@ public final class Main implements Runnable {
         // a usage error is one line, as every other error, naming where the full usage is
         cli.setParameterExceptionHandler((e, given) -> {
             final CommandLine cmd = e.getCommandLine();
-            cmd.getErr().println("pario: " + e.getMessage() + " (usage: " + cmd.getCommandSpec().qualifiedName(" ")
-                + " --help)");
+            cmd.getErr().println("pario: " + e.getMessage().replaceAll("\\s*\\R\\s*", " ") + " (usage: "
+                + cmd.getCommandSpec().qualifiedName(" ") + " --help)");
             cmd.getErr().flush();
             return USAGE;
         });
@@ -59,7 +59,9 @@ public final class Main implements Runnable {
             for (CommandLine.ParseResult p = parsed; p != null; p = p.subcommand()) {
                 verbose |= p.hasMatchedOption("--verbose");
             }
-            cmd.getErr().println("pario: " + (e.getMessage() == null ? e.toString() : e.getMessage()));
+            // one line whatever the message holds (a library's message may span several)
+            cmd.getErr().println("pario: " + (e.getMessage() == null ? e.toString() : e.getMessage())
+                .replaceAll("\\s*\\R\\s*", " "));
             if (verbose) {
                 e.printStackTrace(cmd.getErr());
             }

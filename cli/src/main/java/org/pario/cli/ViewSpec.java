@@ -34,6 +34,10 @@ record ViewSpec(int ranks, long[] disps, Datatype etype, DataRepresentation data
         final JsonNode root;
         try {
             root = new ObjectMapper().readTree(Files.readString(path));
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            final var at = e.getLocation();
+            throw ParioException.argument("view spec " + path + (at == null ? "" : ", line " + at.getLineNr()
+                + " column " + at.getColumnNr()) + ": " + e.getOriginalMessage());
         } catch (IOException e) {
             throw ParioException.argument("view spec " + path + ": " + e.getMessage());
         }
