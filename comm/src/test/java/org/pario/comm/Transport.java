@@ -69,13 +69,15 @@ enum Transport {
             }, "tcp-rank-" + r);
             threads[r].start();
         }
-        for (final Thread t : threads) {
-            try {
+        try {
+            for (final Thread t : threads) {
                 t.join();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException(e);
             }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        } finally {
+            remove(dir);
         }
         for (int r = 0; r < n; r++) {
             if (failures[r] != null) {
@@ -83,6 +85,18 @@ enum Transport {
             }
         }
         return results;
+    }
+
+    /** Removes a rendezvous folder and what is in it: a run of the suite leaves nothing in the temporary directory. */
+    static void remove(final Path dir) {
+        try (var files = Files.list(dir)) {
+            for (final Path f : (Iterable<Path>) files::iterator) {
+                Files.deleteIfExists(f);
+            }
+            Files.deleteIfExists(dir);
+        } catch (java.io.IOException e) {
+            // already gone
+        }
     }
 
     void run(final int n, final LocalCluster.RankBody body) {

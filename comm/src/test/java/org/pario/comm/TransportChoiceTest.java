@@ -36,14 +36,20 @@ class TransportChoiceTest {
     void anUnknownTransportIsAnArgumentErrorNamingTheChoices() {
         final String before = System.getProperty("pario.transport");
         System.setProperty("pario.transport", "rdma");
+        final java.nio.file.Path dir;
+        try {
+            dir = java.nio.file.Files.createTempDirectory("pario-test-");
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException(e);
+        }
         try {
             final ParioException e = assertThrows(ParioException.class, () -> Pario.init(new Bootstrap(0, 1, null,
-                java.nio.file.Files.createTempDirectory("pario-test-"), "job", "token", "127.0.0.1", "127.0.0.1",
-                Duration.ofSeconds(10))));
+                dir, "job", "token", "127.0.0.1", "127.0.0.1", Duration.ofSeconds(10))));
             assertEquals(ErrorCategory.ARGUMENT, e.category());
             assertTrue(e.getMessage().contains("auto, epoll or nio") && e.getMessage().contains("rdma"),
                 e.getMessage());
         } finally {
+            Transport.remove(dir);
             if (before == null) {
                 System.clearProperty("pario.transport");
             } else {
