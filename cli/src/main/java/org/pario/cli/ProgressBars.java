@@ -40,7 +40,7 @@ final class ProgressBars implements Progress, CheckpointListener, AutoCloseable 
     @Override
     public void progress(final Phase phase, final long doneBytes, final long totalBytes) {
         if (bar != null) {
-            bar.setExtraMessage(phase.name().toLowerCase(java.util.Locale.ROOT));
+            bar.setExtraMessage(" " + phase.name().toLowerCase(java.util.Locale.ROOT));
             update(doneBytes, totalBytes);
         }
     }
