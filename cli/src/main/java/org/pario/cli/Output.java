@@ -2,12 +2,10 @@ package org.pario.cli;
 
 import java.io.IOException;
 import java.nio.channels.FileChannel;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.security.SecureRandom;
 
@@ -141,18 +139,12 @@ final class Output {
     void commit() {
         try {
             if (Storages.isLocal(target)) {
+                // the data is durable before the rename makes it the target
                 try (FileChannel ch = FileChannel.open(Path.of(hidden), StandardOpenOption.WRITE)) {
                     ch.force(true);
                 }
-                try {
-                    Files.move(Path.of(hidden), Path.of(target), StandardCopyOption.ATOMIC_MOVE,
-                        StandardCopyOption.REPLACE_EXISTING);
-                } catch (AtomicMoveNotSupportedException e) {
-                    Files.move(Path.of(hidden), Path.of(target), StandardCopyOption.REPLACE_EXISTING);
-                }
-            } else {
-                Storages.providerOf(target).replace(hidden, target);
             }
+            Storages.providerOf(target).replace(hidden, target);
         } catch (IOException e) {
             abandon();
             throw new ParioException(ErrorCategory.IO, "cannot write " + target + ": " + e.getMessage(), e);

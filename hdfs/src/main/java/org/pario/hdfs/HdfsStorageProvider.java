@@ -70,6 +70,13 @@ public final class HdfsStorageProvider implements StorageProvider {
         return "hdfs";
     }
 
+    /** HDFS files are read anywhere, written once in order, and joined by {@code concat}. */
+    @Override
+    public java.util.Set<org.pario.io.storage.Storage.Capability> capabilities() {
+        return java.util.EnumSet.of(org.pario.io.storage.Storage.Capability.POSITIONAL_READ,
+            org.pario.io.storage.Storage.Capability.CONCAT);
+    }
+
     /** Hint prefixes that are Hadoop configuration keys. */
     private static final String[] HADOOP_PREFIXES = {"dfs.", "fs.", "hadoop.", "ipc."};
 

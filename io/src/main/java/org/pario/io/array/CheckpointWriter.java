@@ -2,13 +2,9 @@ package org.pario.io.array;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.security.SecureRandom;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -194,15 +190,22 @@ public final class CheckpointWriter {
         phases.begin(CheckpointListener.Phase.AGREE, 0);
         final CheckpointHeader planned = agreedPlan(comm);
         phases.end();
-        return Storages.isLocal(target.location()) ? writeLocal(comm, planned, phases)
-            : writeStaged(comm, planned, phases);
+        // where files take positional writes the checkpoint is written in place and renamed; where they only
+        // append (HDFS), it is staged and joined
+        final StorageProvider provider = Storages.providerOf(target.location());
+        return provider.capabilities().contains(Storage.Capability.POSITIONAL_WRITE)
+            ? writeInPlace(comm, planned, phases, provider) : writeStaged(comm, planned, phases, provider);
     }
 
-    private CheckpointHeader writeLocal(final Communicator comm, final CheckpointHeader planned,
-                                        final Phases phases) {
-        final Path path = Path.of(target.location()).toAbsolutePath();
-        final String hidden = path.getParent().resolve("." + path.getFileName() + ".pario-"
-            + Long.toHexString(sharedRandom(comm)) + ".tmp").toString();
+    /**
+     * Writing where files take positional writes: the arrays go collectively into a hidden file beside the target,
+     * synced and checksummed, rank 0 writes and syncs the header into it and renames it over the target.
+     */
+    private CheckpointHeader writeInPlace(final Communicator comm, final CheckpointHeader planned,
+                                          final Phases phases, final StorageProvider provider) {
+        final String location = target.location();
+        final String hidden = Storages.sibling(location, "." + Storages.fileName(location) + ".pario-"
+            + Long.toHexString(sharedRandom(comm)) + ".tmp");
         Throwable failure;
         CheckpointHeader done = null;
         try {
@@ -211,14 +214,11 @@ public final class CheckpointWriter {
             phases.begin(CheckpointListener.Phase.COMMIT, HeaderCodec.PREFIX);
             if (comm.rank() == 0) {
                 done = done.createdAt(Instant.now().truncatedTo(ChronoUnit.MILLIS));
-                try (FileChannel ch = FileChannel.open(Path.of(hidden), StandardOpenOption.WRITE)) {
-                    final ByteBuffer header = HeaderCodec.encode(done);
-                    while (header.hasRemaining()) {
-                        ch.write(header, header.position());
-                    }
-                    ch.force(true);
+                try (Storage file = Storages.open(hidden, new StorageProvider.Request(false, true, false, false))) {
+                    file.write(0, HeaderCodec.encode(done));
+                    file.sync();
                 }
-                publish(Path.of(hidden), path);
+                provider.replace(hidden, location);
             }
             failure = null;
         } catch (IOException | RuntimeException e) {
@@ -229,9 +229,9 @@ public final class CheckpointWriter {
         } catch (ParioException e) {
             if (comm.rank() == 0) {
                 try {
-                    Files.deleteIfExists(Path.of(hidden));
+                    Storages.delete(hidden);
                 } catch (IOException ignored) {
-                    e.addSuppressed(ignored);
+                    // not there, or already gone
                 }
             }
             throw e;
@@ -340,7 +340,7 @@ public final class CheckpointWriter {
      * size, appends the data file to it in one step, and renames the result over the target, in one step too.
      */
     private CheckpointHeader writeStaged(final Communicator comm, final CheckpointHeader planned,
-                                         final Phases phases) {
+                                         final Phases phases, final StorageProvider p) {
         final String location = target.location();
         final String name = Storages.fileName(location);
         final String tag = Long.toHexString(sharedRandom(comm));
@@ -356,7 +356,6 @@ public final class CheckpointWriter {
             phases.begin(CheckpointListener.Phase.COMMIT, HeaderCodec.PREFIX);
             if (comm.rank() == 0) {
                 done = done.createdAt(Instant.now().truncatedTo(ChronoUnit.MILLIS));
-                final StorageProvider p = Storages.providerOf(location);
                 final ByteBuffer header = ByteBuffer.allocate((int) first);
                 header.put(HeaderCodec.encode(done)).clear();
                 p.create(head, header);
@@ -452,23 +451,6 @@ public final class CheckpointWriter {
         }
         phases.end();
         return h.withArrays(out);
-    }
-
-    /** Rename over the target, atomically where the file system can, then sync the directory. */
-    private static void publish(final Path hidden, final Path target) throws IOException {
-        if (Files.isDirectory(target)) {
-            throw new IOException("the checkpoint's name " + target + " is a directory");
-        }
-        try {
-            Files.move(hidden, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        } catch (AtomicMoveNotSupportedException e) {
-            Files.move(hidden, target, StandardCopyOption.REPLACE_EXISTING);
-        }
-        try (FileChannel dir = FileChannel.open(target.getParent(), StandardOpenOption.READ)) {
-            dir.force(true);
-        } catch (IOException ignored) {
-            // some file systems cannot sync a directory; the rename itself is done
-        }
     }
 
     private static long sharedRandom(final Communicator comm) {

@@ -1,11 +1,14 @@
 package org.pario.io.storage;
 
+import java.util.Set;
+
 import java.io.IOException;
 
 /**
  * A kind of storage, found by the location's URI scheme through {@link java.util.ServiceLoader}: a module that
  * adds a backend (HDFS, say) lists its provider in {@code META-INF/services/org.pario.io.storage.StorageProvider}.
- * Plain paths and {@code file:} URIs go to the local file system without a provider.
+ * Plain paths and {@code file:} URIs go to the local file system ({@link LocalStorageProvider}), which needs no
+ * registration.
  */
 public interface StorageProvider {
     /**
@@ -42,6 +45,15 @@ public interface StorageProvider {
 
     /** @return the URI scheme this provider handles ({@code "hdfs"}) */
     String scheme();
+
+    /**
+     * What this provider's files can do, known before any file is opened: writers choose their route by it (a
+     * checkpoint is written in place where files take positional writes, and staged and joined where they only
+     * append).
+     *
+     * @return the capabilities of its files
+     */
+    Set<Storage.Capability> capabilities();
 
     /**
      * Opens a file.

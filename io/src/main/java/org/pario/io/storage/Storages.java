@@ -1,14 +1,8 @@
 package org.pario.io.storage;
 
 import java.io.IOException;
-import java.net.URI;
-import java.nio.file.Files;
-import java.nio.file.OpenOption;
-import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.Locale;
 import java.util.ServiceLoader;
-import java.util.Set;
 
 import org.pario.ParioException;
 
@@ -24,10 +18,6 @@ public final class Storages {
             return location.startsWith("file:") ? "file" : null;
         }
         return location.substring(0, colon).toLowerCase(Locale.ROOT);
-    }
-
-    private static Path localPath(final String location) {
-        return location.startsWith("file:") ? Path.of(URI.create(location)) : Path.of(location);
     }
 
     private static StorageProvider provider(final String scheme) {
@@ -49,21 +39,7 @@ public final class Storages {
      * @throws IOException as the backend reports it
      */
     public static Storage open(final String location, final StorageProvider.Request request) throws IOException {
-        final String scheme = scheme(location);
-        if (scheme == null || scheme.equals("file")) {
-            final Set<OpenOption> o = new java.util.HashSet<>();
-            if (request.read()) {
-                o.add(StandardOpenOption.READ);
-            }
-            if (request.write()) {
-                o.add(StandardOpenOption.WRITE);
-            }
-            if (request.create()) {
-                o.add(request.exclusive() ? StandardOpenOption.CREATE_NEW : StandardOpenOption.CREATE);
-            }
-            return new LocalStorage(localPath(location), o, directIo(request.hints()));
-        }
-        return provider(scheme).open(location, request);
+        return providerOf(location).open(location, request);
     }
 
     /** @return which accesses the hints ask to bypass the page cache */
@@ -86,12 +62,9 @@ public final class Storages {
         return scheme == null || scheme.equals("file");
     }
 
-    /** @return the provider of a non-local location */
+    /** @return the provider of a location: {@link LocalStorageProvider} for paths and {@code file:} URIs */
     public static StorageProvider providerOf(final String location) {
-        if (isLocal(location)) {
-            throw new IllegalArgumentException(location + " is local");
-        }
-        return provider(scheme(location));
+        return isLocal(location) ? LocalStorageProvider.INSTANCE : provider(scheme(location));
     }
 
     /**
@@ -119,11 +92,6 @@ public final class Storages {
      * @throws IOException as the backend reports it
      */
     public static void delete(final String location) throws IOException {
-        final String scheme = scheme(location);
-        if (scheme == null || scheme.equals("file")) {
-            Files.delete(localPath(location));
-        } else {
-            provider(scheme).delete(location);
-        }
+        providerOf(location).delete(location);
     }
 }

@@ -1,0 +1,48 @@
+package org.pario.hdfs;
+
+import java.io.File;
+import java.util.UUID;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hdfs.HdfsConfiguration;
+import org.apache.hadoop.hdfs.MiniDFSCluster;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Timeout;
+import org.pario.io.storage.StorageContract;
+
+/** The storage contract on HDFS: a 3-datanode MiniDFSCluster with 1 MiB blocks, one folder per test. */
+@Timeout(300)
+class HdfsStorageContractTest extends StorageContract {
+    private static MiniDFSCluster cluster;
+
+    @BeforeAll
+    static void start() throws Exception {
+        final Configuration conf = new HdfsConfiguration();
+        conf.setLong("dfs.blocksize", 1 << 20);
+        conf.set("dfs.client.block.write.replace-datanode-on-failure.policy", "NEVER");
+        cluster = new MiniDFSCluster.Builder(conf, new File("target/minidfs-contract")).numDataNodes(3).build();
+        cluster.waitActive();
+        HdfsStorageProvider.configure(conf);
+    }
+
+    @AfterAll
+    static void stop() {
+        HdfsStorageProvider.configure(null);
+        if (cluster != null) {
+            cluster.shutdown(true);
+        }
+    }
+
+    private String folder;
+
+    @Override
+    protected String location(final String name) throws Exception {
+        if (folder == null) {
+            folder = "/contract-" + UUID.randomUUID();
+            cluster.getFileSystem().mkdirs(new Path(folder));
+        }
+        return "hdfs://localhost:" + cluster.getNameNodePort() + folder + "/" + name;
+    }
+}

@@ -1,0 +1,121 @@
+package org.pario.io.storage;
+
+import java.io.IOException;
+import java.net.URI;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.OpenOption;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.EnumSet;
+import java.util.HashSet;
+import java.util.Set;
+
+/**
+ * The local file system as a provider, for plain paths and {@code file:} URIs: files opened as
+ * {@link LocalStorage}, and a replace that is one atomic rename followed by a sync of the directory, so a file
+ * published under its name survives a crash whole or not at all.
+ */
+public final class LocalStorageProvider implements StorageProvider {
+    /** The one instance; it holds nothing. */
+    public static final LocalStorageProvider INSTANCE = new LocalStorageProvider();
+
+    private LocalStorageProvider() {
+    }
+
+    @Override
+    public String scheme() {
+        return "file";
+    }
+
+    @Override
+    public Set<Storage.Capability> capabilities() {
+        // files join by the provider's concat, a copy; a local file offers no concat of its own parts
+        return EnumSet.of(Storage.Capability.POSITIONAL_WRITE, Storage.Capability.POSITIONAL_READ,
+            Storage.Capability.TRUNCATE, Storage.Capability.LOCK);
+    }
+
+    static Path path(final String location) {
+        return location.startsWith("file:") ? Path.of(URI.create(location)) : Path.of(location);
+    }
+
+    @Override
+    public Storage open(final String location, final Request request) throws IOException {
+        final Set<OpenOption> o = new HashSet<>();
+        if (request.read()) {
+            o.add(StandardOpenOption.READ);
+        }
+        if (request.write()) {
+            o.add(StandardOpenOption.WRITE);
+        }
+        if (request.create()) {
+            o.add(request.exclusive() ? StandardOpenOption.CREATE_NEW : StandardOpenOption.CREATE);
+        }
+        return new LocalStorage(path(location), o, Storages.directIo(request.hints()));
+    }
+
+    @Override
+    public void delete(final String location) throws IOException {
+        Files.delete(path(location));
+    }
+
+    @Override
+    public void create(final String location, final ByteBuffer content) throws IOException {
+        try (FileChannel ch = FileChannel.open(path(location), StandardOpenOption.CREATE_NEW,
+            StandardOpenOption.WRITE)) {
+            final ByteBuffer b = content.duplicate();
+            while (b.hasRemaining()) {
+                ch.write(b);
+            }
+            ch.force(true);
+        }
+    }
+
+    /** Appends by copying (the local file system has no concat), then removes the sources. */
+    @Override
+    public void concat(final String target, final String... sources) throws IOException {
+        try (FileChannel out = FileChannel.open(path(target), StandardOpenOption.WRITE, StandardOpenOption.APPEND)) {
+            for (final String s : sources) {
+                try (FileChannel in = FileChannel.open(path(s), StandardOpenOption.READ)) {
+                    long at = 0;
+                    final long size = in.size();
+                    while (at < size) {
+                        at += in.transferTo(at, size - at, out);
+                    }
+                }
+            }
+            out.force(true);
+        }
+        for (final String s : sources) {
+            Files.delete(path(s));
+        }
+    }
+
+    /**
+     * Renames {@code from} over {@code to} in one step where the file system can, then syncs the directory.
+     *
+     * @throws IOException also when {@code to} is a directory or another file that is not a regular one, which a
+     *                     rename would replace
+     */
+    @Override
+    public void replace(final String from, final String to) throws IOException {
+        final Path target = path(to).toAbsolutePath();
+        if (Files.exists(target, LinkOption.NOFOLLOW_LINKS) && !Files.isRegularFile(target, LinkOption.NOFOLLOW_LINKS)) {
+            throw new IOException(to + " is not a regular file; only a file is replaced");
+        }
+        try {
+            Files.move(path(from), target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (AtomicMoveNotSupportedException e) {
+            Files.move(path(from), target, StandardCopyOption.REPLACE_EXISTING);
+        }
+        try (FileChannel dir = FileChannel.open(target.getParent(), StandardOpenOption.READ)) {
+            dir.force(true);
+        } catch (IOException ignored) {
+            // some file systems cannot sync a directory; the rename itself is done
+        }
+    }
+}
