@@ -544,9 +544,9 @@ public final class ParallelFile implements AutoCloseable {
         } else {
             checkReadable();
         }
-        final long aggregated = twoPhase.access(write, view, buf, count, type, offset);
-        if (aggregated >= 0) {
-            return aggregated;
+        final java.util.OptionalLong aggregated = twoPhase.access(write, view, buf, count, type, offset);
+        if (aggregated.isPresent()) {
+            return aggregated.getAsLong();
         }
         final long[] independent = new long[1];
         final Progress progress = twoPhase.progress();

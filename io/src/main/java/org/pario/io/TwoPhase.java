@@ -6,6 +6,7 @@ import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
@@ -17,12 +18,10 @@ import org.pario.comm.Communicator;
 import org.pario.comm.Request;
 import org.pario.comm.Status;
 import org.pario.datatypes.BufferTypes;
-import org.pario.datatypes.Cursor;
 import org.pario.datatypes.DataRepresentation;
 import org.pario.datatypes.Datatype;
 import org.pario.datatypes.Memory;
 import org.pario.datatypes.Packer;
-import org.pario.io.storage.DirectBuffers;
 import org.pario.io.storage.Storage;
 
 /**
@@ -57,14 +56,7 @@ final class TwoPhase {
     private FileView[] views;
     /** Whether each rank's view maps its stream to strictly increasing, non-overlapping file bytes. */
     private boolean[] monotone;
-    /** The two round windows of an aggregator, a spare block at the front of each (see {@link #window}). */
-    private ByteBuffer[] windows;
-    /** Where outgoing pieces are packed: sends copy their data out before they return, so one buffer serves all. */
-    private byte[] outgoing = new byte[0];
-    /** Per round parity and rank, the aggregator's buffer for that rank's pieces. */
-    private byte[][][] incoming;
-    /** Per aggregator, this rank's buffer for its pieces of a read. */
-    private byte[][] readBuffers;
+    private final RoundBuffers roundBuffers;
     private Progress progress = Progress.NONE;
     /** Whether a recording takes round events; checked once per call, so idle calls allocate none. */
     private static final jdk.jfr.EventType ROUND_EVENTS = jdk.jfr.EventType.getEventType(TwoPhaseRoundEvent.class);
@@ -79,6 +71,7 @@ final class TwoPhase {
         this.storage = storage;
         this.aggregators = Aggregators.choose(comm, hints, host);
         this.myAggregatorIndex = Arrays.binarySearch(aggregators, comm.rank());
+        this.roundBuffers = new RoundBuffers(comm.size(), aggregators.length, storage);
         final StringBuilder list = new StringBuilder();
         for (final int a : aggregators) {
             list.append(list.length() == 0 ? "" : ",").append(a);
@@ -164,77 +157,16 @@ final class TwoPhase {
         return e;
     }
 
-    // ------------------------------------------------------------------ geometry
-
-    /** @return the absolute file offset of stream byte {@code p} of a view */
-    static long fileOffsetOf(final FileView v, final long p) {
-        final long fsize = v.filetype().size();
-        final Cursor c = v.filetype().cursor(p / fsize + 1).seek(p);
-        if (!c.next()) {
-            throw new IllegalStateException("no run at stream position " + p);
-        }
-        return v.disp() + c.offset();
-    }
-
-    /**
-     * @return the first stream position in {@code [from, to)} whose file byte lies at or after {@code fileOffset}, or
-     *     {@code to}; for a monotone view, the stream bytes in {@code [from, to)} that lie before {@code fileOffset}
-     *     are exactly {@code [from, result)}
-     */
-    static long streamAt(final FileView v, final long from, final long to, final long fileOffset) {
-        long lo = from;
-        long hi = to;
-        while (lo < hi) {
-            final long mid = lo + (hi - lo) / 2;
-            if (fileOffsetOf(v, mid) >= fileOffset) {
-                hi = mid;
-            } else {
-                lo = mid + 1;
-            }
-        }
-        return lo;
-    }
-
-    /** The shape of one collective call, the same on every rank. */
-    private static final class Plan {
-        final long[] starts;
-        final long[] ends;
-        /** File domain boundaries: aggregator i owns {@code [bounds[i], bounds[i + 1])}. */
-        final long[] bounds;
-        final long windowBytes;
-        final long rounds;
-
-        Plan(final long[] starts, final long[] ends, final long[] bounds, final long windowBytes) {
-            this.starts = starts;
-            this.ends = ends;
-            this.bounds = bounds;
-            this.windowBytes = windowBytes;
-            long r = 0;
-            for (int i = 0; i + 1 < bounds.length; i++) {
-                r = Math.max(r, (bounds[i + 1] - bounds[i] + windowBytes - 1) / windowBytes);
-            }
-            this.rounds = r;
-        }
-
-        long windowStart(final int aggregator, final long round) {
-            return Math.min(bounds[aggregator + 1], bounds[aggregator] + round * windowBytes);
-        }
-
-        long windowEnd(final int aggregator, final long round) {
-            return Math.min(bounds[aggregator + 1], bounds[aggregator] + (round + 1) * windowBytes);
-        }
-    }
-
     // ------------------------------------------------------------------ the collective call
 
     /**
-     * A collective write or read through the views, or -1 when this call should run as independent accesses
-     * instead (decided identically on every rank).
+     * A collective write or read through the views, unless this call should run as independent accesses instead
+     * (decided identically on every rank: no interleaving, long runs, or aggregation disabled).
      *
-     * @return the bytes moved as the file holds them
+     * @return the bytes moved as the file holds them, or empty when the caller is to run independent accesses
      */
-    long access(final boolean write, final FileView v, final Object buf, final long count, final Datatype type,
-                final long offset) {
+    OptionalLong access(final boolean write, final FileView v, final Object buf, final long count,
+                        final Datatype type, final long offset) {
         final DataRepresentation rep = Views.packing(v);
         Throwable failure = null;
         Memory m = null;
@@ -264,9 +196,9 @@ final class TwoPhase {
             start = Math.multiplyExact(offset, esize);
             end = Math.addExact(start, bytes);
             if (bytes > 0) {
-                lo = fileOffsetOf(v, start);
-                hi = fileOffsetOf(v, end - 1) + 1;
-                meanRun = meanRun(v, start, end);
+                lo = TwoPhasePlan.fileOffsetOf(v, start);
+                hi = TwoPhasePlan.fileOffsetOf(v, end - 1) + 1;
+                meanRun = TwoPhasePlan.meanRun(v, start, end);
             }
         } catch (RuntimeException e) {
             failure = e;
@@ -298,13 +230,13 @@ final class TwoPhase {
             callBytes += ends[r] - starts[r];
         }
         if (ranges.isEmpty()) {
-            return 0;
+            return OptionalLong.of(0);
         }
         final boolean parts = write && !storage.capabilities().contains(Storage.Capability.POSITIONAL_WRITE);
         final String mode = hints.get(write ? "romio_cb_write" : "romio_cb_read");
-        if (!parts && (mode.equals("disable") || !allMonotone || mode.equals("automatic") && (!interleaved(ranges)
-            || shortestRuns >= runThreshold(write)))) {
-            return -1;
+        if (!parts && (mode.equals("disable") || !allMonotone || mode.equals("automatic")
+            && (!TwoPhasePlan.interleaved(ranges) || shortestRuns >= runThreshold(write)))) {
+            return OptionalLong.empty();
         }
         long from = min;
         if (parts) {
@@ -318,13 +250,14 @@ final class TwoPhase {
             }
             from = fileEnd;
         }
-        final Plan plan = new Plan(starts, ends, domains(from, max, parts), hints.number("cb_buffer_size"));
+        final TwoPhasePlan plan = new TwoPhasePlan(starts, ends, domains(from, max, parts),
+            hints.number("cb_buffer_size"));
         writing = write;
         roundEvent = beginRound();
         if (parts) {
-            return writeParts(plan, m, count, type, rep);
+            return OptionalLong.of(writeParts(plan, m, count, type, rep));
         }
-        return write ? write(plan, v, m, count, type, rep) : read(plan, v, m, count, type, rep);
+        return OptionalLong.of(write ? write(plan, v, m, count, type, rep) : read(plan, v, m, count, type, rep));
     }
 
     /**
@@ -342,37 +275,6 @@ final class TwoPhase {
             return threshold;
         }
         return Math.max(threshold, Math.min(sieve, hints.directRunBytes(write)));
-    }
-
-    /** Runs looked at to estimate a rank's run length. */
-    private static final int SAMPLED_RUNS = 64;
-
-    /**
-     * @return the mean length of the first runs of a rank's access: the estimate automatic mode compares with
-     *     {@code pario_cb_run_threshold}, because ranks whose runs are that long reach storage efficiently without
-     *     aggregation, and moving their data to aggregators would only add a copy over the network
-     */
-    private static long meanRun(final FileView v, final long start, final long end) {
-        final long fsize = v.filetype().size();
-        final Cursor c = v.filetype().cursor((end + fsize - 1) / fsize).seek(start).limit(end);
-        long bytes = 0;
-        int runs = 0;
-        while (runs < SAMPLED_RUNS && c.next()) {
-            bytes += c.length();
-            runs++;
-        }
-        return runs == 0 ? 0 : bytes / runs;
-    }
-
-    /** ROMIO's test: aggregation pays off only when some two ranks' byte ranges interleave. */
-    private static boolean interleaved(final List<long[]> ranges) {
-        ranges.sort((a, b) -> Long.compare(a[0], b[0]));
-        for (int i = 1; i < ranges.size(); i++) {
-            if (ranges.get(i)[0] < ranges.get(i - 1)[1]) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** Splits {@code [min, max)} evenly among the aggregators, boundaries aligned to the stripe or block size. */
@@ -398,173 +300,13 @@ final class TwoPhase {
     }
 
     /** @return rank r's stream range {@code [s0, s1)} inside the file window {@code [ws, we)} */
-    private long[] piece(final Plan plan, final int r, final long ws, final long we) {
+    private long[] piece(final TwoPhasePlan plan, final int r, final long ws, final long we) {
         if (plan.ends[r] <= plan.starts[r] || ws >= we) {
             return new long[] {0, 0};
         }
-        final long s0 = streamAt(views[r], plan.starts[r], plan.ends[r], ws);
-        final long s1 = streamAt(views[r], s0, plan.ends[r], we);
+        final long s0 = TwoPhasePlan.streamAt(views[r], plan.starts[r], plan.ends[r], ws);
+        final long s1 = TwoPhasePlan.streamAt(views[r], s0, plan.ends[r], we);
         return new long[] {s0, s1};
-    }
-
-    private static final java.lang.invoke.VarHandle LONGS = java.lang.invoke.MethodHandles.byteArrayViewVarHandle(
-        long[].class, java.nio.ByteOrder.nativeOrder());
-
-    /**
-     * Copies between a piece (rank r's stream bytes [s0, s1)) and the window that starts at file byte ws, marking
-     * the window bytes it touches in {@code covered} (one bit per byte) when given. Regular stretches of runs (a
-     * cyclic darray's 8-byte runs) are copied in a tight loop instead of one cursor step per run.
-     */
-    private static void place(final FileView v, final long s0, final long s1, final byte[] piece, final int from,
-                              final ByteBuffer window, final long ws, final boolean intoWindow, final long[] covered) {
-        if (s1 <= s0) {
-            return;
-        }
-        final long fsize = v.filetype().size();
-        final Cursor c = v.filetype().cursor((s1 + fsize - 1) / fsize).seek(s0).limit(s1);
-        int at = from;
-        while (c.next()) {
-            final int w = (int) (v.disp() + c.offset() - ws);
-            final int len = (int) c.length();
-            final long more = c.repeats();
-            final int stride = (int) c.repeatStride();
-            for (long k = 0; k <= more; k++) {
-                final int wk = w + (int) k * stride;
-                if (intoWindow) {
-                    if (len == 8) {
-                        window.putLong(wk, (long) LONGS.get(piece, at));
-                    } else {
-                        window.put(wk, piece, at, len);
-                    }
-                    if (covered != null) {
-                        mark(covered, wk, len);
-                    }
-                } else if (len == 8) {
-                    LONGS.set(piece, at, window.getLong(wk));
-                } else {
-                    window.get(wk, piece, at, len);
-                }
-                at += len;
-            }
-            c.skipRepeats(more);
-        }
-    }
-
-    /** Windows from this size on are placed by two threads. */
-    private static final long PARALLEL_PLACING_MIN_BYTES = 1 << 20;
-
-    /**
-     * @return where (bytes from the window's start) the second placing thread takes over, a multiple of 64 so that
-     *     the two threads mark disjoint words of the covered bits; 0 for one thread
-     */
-    private static long placingSplit(final long windowBytes) {
-        return windowBytes >= PARALLEL_PLACING_MIN_BYTES ? (windowBytes / 2) & ~63L : 0;
-    }
-
-    /** Waits for the second placing thread's chain of pieces; returns the first failure, old or new. */
-    private static Throwable placed(final CompletableFuture<Void> upper, final Throwable failure) {
-        try {
-            upper.join();
-            return failure;
-        } catch (CompletionException e) {
-            return failure != null ? failure : e.getCause() == null ? e : e.getCause();
-        }
-    }
-
-    /** Sets bits {@code [from, from + len)}. */
-    private static void mark(final long[] bits, final int from, final int len) {
-        final int to = from + len;
-        int i = from;
-        while (i < to) {
-            final int word = i >>> 6;
-            final int end = Math.min(to, (word + 1) << 6);
-            final int n = end - i;
-            bits[word] |= (n == 64 ? -1L : ((1L << n) - 1) << (i & 63));
-            i = end;
-        }
-    }
-
-    /** @return the clear bits of {@code [from, to)}, as {from, to} segments, handed to {@code hole} */
-    private static void holes(final long[] bits, final int from, final int to,
-                              final java.util.function.BiConsumer<Integer, Integer> hole) {
-        int i = from;
-        while (i < to) {
-            while (i < to && (bits[i >>> 6] & (1L << (i & 63))) != 0) {
-                if ((i & 63) == 0 && i + 64 <= to && bits[i >>> 6] == -1L) {
-                    i += 64;
-                } else {
-                    i++;
-                }
-            }
-            final int start = i;
-            while (i < to && (bits[i >>> 6] & (1L << (i & 63))) == 0) {
-                if ((i & 63) == 0 && i + 64 <= to && bits[i >>> 6] == 0) {
-                    i += 64;
-                } else {
-                    i++;
-                }
-            }
-            if (i > start) {
-                hole.accept(start, i);
-            }
-        }
-    }
-
-    private byte[] outgoing(final int len) {
-        if (outgoing.length < len) {
-            outgoing = new byte[len];
-        }
-        return outgoing;
-    }
-
-    /**
-     * @return a buffer of at least {@code len} bytes for rank {@code r}'s piece of a round, kept from round to
-     *     round (a piece is placed into the window before the next round's arrive)
-     */
-    private byte[] incoming(final long round, final int r, final int len) {
-        if (incoming == null) {
-            incoming = new byte[2][comm.size()][];
-        }
-        final byte[][] set = incoming[(int) (round & 1)];
-        if (set[r] == null || set[r].length < len) {
-            set[r] = new byte[len];
-        }
-        return set[r];
-    }
-
-    /**
-     * @return a buffer of at least {@code len} bytes for this rank's piece from aggregator {@code a} in a read
-     *     round, kept from round to round (unpacked before the next round's arrive)
-     */
-    private byte[] readBuffer(final int a, final int len) {
-        if (readBuffers == null) {
-            readBuffers = new byte[aggregators.length][];
-        }
-        if (readBuffers[a] == null || readBuffers[a].length < len) {
-            readBuffers[a] = new byte[len];
-        }
-        return readBuffers[a];
-    }
-
-    /**
-     * One of the two round windows, for the window that starts at file byte {@code ws}: index 0 is file byte
-     * {@code ws}, and a buffer address is congruent to its file offset modulo the storage's block, so that the
-     * block-aligned stretches of the file sit on aligned memory. Direct where the storage prefers it: direct I/O
-     * then reads and writes the window with no staging copy, and buffered I/O with no temporary direct copy.
-     * Native byte order, for the 8-byte moves of {@link #place}.
-     */
-    private ByteBuffer window(final int which, final long ws) {
-        if (windows == null) {
-            windows = new ByteBuffer[2];
-        }
-        final int size = (int) hints.number("cb_buffer_size");
-        final int block = Chunks.alignment(storage.preferredBlockSize());
-        if (windows[which] == null) {
-            final int span = Math.addExact(size, block);
-            windows[which] = storage.prefersDirectBuffers() ? DirectBuffers.allocate(span, block)
-                : ByteBuffer.allocate(span);
-        }
-        return windows[which].slice((int) Math.floorMod(ws, (long) block), size).order(ByteOrder.nativeOrder());
     }
 
     /**
@@ -574,7 +316,7 @@ final class TwoPhase {
      *
      * @return the first local failure, old or new
      */
-    private Throwable sendPieces(final Plan plan, final long round, final Memory m, final long count,
+    private Throwable sendPieces(final TwoPhasePlan plan, final long round, final Memory m, final long count,
                                  final Datatype type, final DataRepresentation rep, final Throwable failed) {
         final int me = comm.rank();
         Throwable failure = failed;
@@ -586,7 +328,7 @@ final class TwoPhase {
             }
             // an aggregator's own piece goes straight to where it receives pieces, not through a message to itself
             final boolean own = aggregators[a] == me;
-            final byte[] data = own ? incoming(round, me, len) : outgoing(len);
+            final byte[] data = own ? roundBuffers.incoming(round, me, len) : roundBuffers.outgoing(len);
             if (failure == null) {
                 try {
                     Packer.pack(m, m.origin(), type, count, rep, p[0] - plan.starts[me], ByteBuffer.wrap(data), 0, len);
@@ -609,15 +351,15 @@ final class TwoPhase {
      * its round's agreement; after a failed agreement the aggregator still takes in the pieces of the next round,
      * which every rank has sent, so that none is left for a later call to receive.
      */
-    private long write(final Plan plan, final FileView v, final Memory m, final long count, final Datatype type,
+    private long write(final TwoPhasePlan plan, final FileView v, final Memory m, final long count, final Datatype type,
                        final DataRepresentation rep) {
         final int me = comm.rank();
         final int n = comm.size();
         final CompletableFuture<?>[] pending = new CompletableFuture<?>[2];
         final boolean aggregator = myAggregatorIndex >= 0;
         Throwable failure = null;
-        Arrival now = null;
-        Arrival next = null;
+        RoundPieces now = null;
+        RoundPieces next = null;
         try {
             if (aggregator && plan.rounds > 0) {
                 next = postReceives(plan, 0);
@@ -636,14 +378,14 @@ final class TwoPhase {
                     final long we = plan.windowEnd(myAggregatorIndex, round);
                     final int slot = (int) (round & 1);
                     failure = settle(pending, slot, failure);
-                    window = window(slot, ws);
+                    window = roundBuffers.window(slot, ws, (int) hints.number("cb_buffer_size"));
                     final long[] covered = new long[(int) ((we - ws + 63) >>> 6)];
                     long first = Long.MAX_VALUE;
                     long last = Long.MIN_VALUE;
                     // ranks in increasing order: where views of different ranks overlap, the highest rank wins; the
                     // upper part of the window is placed by a second thread, in the same order, so that each byte
                     // still gets the highest rank's value
-                    final long split = placingSplit(we - ws);
+                    final long split = Placement.placingSplit(we - ws);
                     // each rank's upper part is chained after the previous rank's, so they are placed in rank order
                     CompletableFuture<Void> upper = CompletableFuture.completedFuture(null);
                     // the second thread must be done with the window before anything else touches it, even on a throw
@@ -656,19 +398,19 @@ final class TwoPhase {
                             final FileView view = views[r];
                             final long s0 = now.pieces[r][0];
                             final long s1 = now.pieces[r][1];
-                            final long sm = split > 0 ? streamAt(view, s0, s1, ws + split) : s1;
+                            final long sm = split > 0 ? TwoPhasePlan.streamAt(view, s0, s1, ws + split) : s1;
                             final byte[] data = now.data[r];
                             final ByteBuffer into = window;
                             if (sm < s1) {
-                                upper = upper.thenRunAsync(() -> place(view, sm, s1, data, (int) (sm - s0), into, ws,
-                                    true, covered), STORAGE_IO);
+                                upper = upper.thenRunAsync(() -> Placement.place(view, sm, s1, data,
+                                    (int) (sm - s0), into, ws, true, covered), STORAGE_IO);
                             }
-                            place(view, s0, sm, data, 0, into, ws, true, covered);
-                            first = Math.min(first, fileOffsetOf(view, s0));
-                            last = Math.max(last, fileOffsetOf(view, s1 - 1) + 1);
+                            Placement.place(view, s0, sm, data, 0, into, ws, true, covered);
+                            first = Math.min(first, TwoPhasePlan.fileOffsetOf(view, s0));
+                            last = Math.max(last, TwoPhasePlan.fileOffsetOf(view, s1 - 1) + 1);
                         }
                     } finally {
-                        failure = placed(upper, failure);
+                        failure = Placement.placed(upper, failure);
                     }
                     writeFrom = first;
                     writeLength = (int) (last - first);
@@ -698,7 +440,7 @@ final class TwoPhase {
             failure = settle(pending, 1, failure);
             Agreement.agree(comm, failure);
         } finally {
-            for (final Arrival a : new Arrival[] {now, next}) {
+            for (final RoundPieces a : new RoundPieces[] {now, next}) {
                 if (a != null) {
                     a.drain();
                 }
@@ -708,77 +450,11 @@ final class TwoPhase {
         return plan.ends[me] - plan.starts[me];
     }
 
-    /** How long a failing write waits for pieces already on their way. */
-    private static final long DRAIN_SECONDS = 60;
-
-    /** An aggregator's receives of one round's pieces, posted ahead of the round. */
-    private static final class Arrival {
-        /** Each rank's stream range in the window. */
-        final long[][] pieces;
-        /** Each rank's buffer, null where it has no bytes in the window. */
-        final byte[][] data;
-        /** Each rank's receive, null for this rank's own piece and for ranks without bytes. */
-        final List<Request<Status>> receives;
-        final boolean any;
-
-        Arrival(final long[][] pieces, final byte[][] data, final List<Request<Status>> receives, final boolean any) {
-            this.pieces = pieces;
-            this.data = data;
-            this.receives = receives;
-            this.any = any;
-        }
-
-        /** Waits for rank r's piece; a failed receive becomes the round's failure (the agreement then fails all). */
-        Throwable await(final int r, final Throwable failure) {
-            final Request<Status> q = receives.get(r);
-            if (q == null) {
-                return failure;
-            }
-            receives.set(r, null);
-            try {
-                q.join();
-                return failure;
-            } catch (RuntimeException e) {
-                return failure != null ? failure : e;
-            }
-        }
-
-        /** Waits for every piece in rank order; a failed receive fails the call at once. */
-        void join() {
-            for (int r = 0; r < receives.size(); r++) {
-                final Request<Status> q = receives.get(r);
-                receives.set(r, null);
-                if (q != null) {
-                    q.join();
-                }
-            }
-        }
-
-        /**
-         * Waits for every receive not yet waited for, ignoring their outcome (the call is failing already): a receive
-         * left posted would take a later call's piece. Every rank sends a round's pieces before the agreement that
-         * can fail the call, so they come; the bound only guards against a peer whose transport broke mid-send.
-         */
-        void drain() {
-            for (int r = 0; r < receives.size(); r++) {
-                final Request<Status> q = receives.get(r);
-                receives.set(r, null);
-                if (q != null) {
-                    try {
-                        q.join(DRAIN_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
-                    } catch (RuntimeException ignored) {
-                        // the call is failing already
-                    }
-                }
-            }
-        }
-    }
-
     /**
      * Posts an aggregator's receives for its window of a round, into the incoming buffers of that round's parity
      * (in a pipelined write, the other set holds the round being placed).
      */
-    private Arrival postReceives(final Plan plan, final long round) {
+    private RoundPieces postReceives(final TwoPhasePlan plan, final long round) {
         final int n = comm.size();
         final long ws = plan.windowStart(myAggregatorIndex, round);
         final long we = plan.windowEnd(myAggregatorIndex, round);
@@ -792,14 +468,14 @@ final class TwoPhase {
             Request<Status> q = null;
             if (len > 0) {
                 any = true;
-                data[r] = incoming(round, r, len);
+                data[r] = roundBuffers.incoming(round, r, len);
                 if (r != comm.rank()) {
                     q = comm.irecv(data[r], len, Datatype.BYTE, r, TAG_WRITE);
                 }
             }
             receives.add(q);
         }
-        return new Arrival(pieces, data, receives, any);
+        return new RoundPieces(pieces, data, receives, any);
     }
 
     private long fileSize() {
@@ -828,7 +504,7 @@ final class TwoPhase {
      * fills its part to the end of its domain, and, once every rank agrees, rank 0 joins the parts to the end of
      * the file in one step. A failure anywhere removes the parts and leaves the file as it was.
      */
-    private long writeParts(final Plan plan, final Memory m, final long count, final Datatype type,
+    private long writeParts(final TwoPhasePlan plan, final Memory m, final long count, final Datatype type,
                             final DataRepresentation rep) {
         final int me = comm.rank();
         final int n = comm.size();
@@ -864,7 +540,7 @@ final class TwoPhase {
                 if (a >= 0) {
                     ws = plan.windowStart(a, round);
                     final long we = plan.windowEnd(a, round);
-                    final Arrival arrival = postReceives(plan, round);
+                    final RoundPieces arrival = postReceives(plan, round);
                     arrival.join();
                     final long[][] pieces = arrival.pieces;
                     final byte[][] data = arrival.data;
@@ -875,9 +551,10 @@ final class TwoPhase {
                         long last = Long.MIN_VALUE;
                         for (int r = 0; r < n; r++) {
                             if (data[r] != null) {
-                                place(views[r], pieces[r][0], pieces[r][1], data[r], 0, window, ws, true, null);
-                                first = Math.min(first, fileOffsetOf(views[r], pieces[r][0]));
-                                last = Math.max(last, fileOffsetOf(views[r], pieces[r][1] - 1) + 1);
+                                Placement.place(views[r], pieces[r][0], pieces[r][1], data[r], 0, window, ws, true,
+                                    null);
+                                first = Math.min(first, TwoPhasePlan.fileOffsetOf(views[r], pieces[r][0]));
+                                last = Math.max(last, TwoPhasePlan.fileOffsetOf(views[r], pieces[r][1] - 1) + 1);
                             }
                         }
                         writeFrom = first;
@@ -969,7 +646,7 @@ final class TwoPhase {
     private Throwable fillHoles(final ByteBuffer window, final long[] covered, final int first, final int last,
                                 final long ws) {
         final List<int[]> gaps = new ArrayList<>();
-        holes(covered, first, last, (a, b) -> gaps.add(new int[] {a, b}));
+        Placement.holes(covered, first, last, (a, b) -> gaps.add(new int[] {a, b}));
         if (gaps.isEmpty()) {
             return null;
         }
@@ -1021,14 +698,14 @@ final class TwoPhase {
         long last = Long.MIN_VALUE;
         for (int r = 0; r < pieces.length; r++) {
             if (pieces[r][1] > pieces[r][0]) {
-                first = Math.min(first, fileOffsetOf(views[r], pieces[r][0]));
-                last = Math.max(last, fileOffsetOf(views[r], pieces[r][1] - 1) + 1);
+                first = Math.min(first, TwoPhasePlan.fileOffsetOf(views[r], pieces[r][0]));
+                last = Math.max(last, TwoPhasePlan.fileOffsetOf(views[r], pieces[r][1] - 1) + 1);
             }
         }
         return first == Long.MAX_VALUE ? null : new long[] {first, last};
     }
 
-    private long read(final Plan plan, final FileView v, final Memory m, final long count, final Datatype type,
+    private long read(final TwoPhasePlan plan, final FileView v, final Memory m, final long count, final Datatype type,
                       final DataRepresentation rep) {
         final int me = comm.rank();
         final int n = comm.size();
@@ -1042,7 +719,8 @@ final class TwoPhase {
         // stream bytes at or past the end of the file are not read, on any rank
         final long[] limits = new long[n];
         for (int r = 0; r < n; r++) {
-            limits[r] = plan.ends[r] > plan.starts[r] ? streamAt(views[r], plan.starts[r], plan.ends[r], fileSize) : 0;
+            limits[r] = plan.ends[r] > plan.starts[r]
+                ? TwoPhasePlan.streamAt(views[r], plan.starts[r], plan.ends[r], fileSize) : 0;
         }
         final CompletableFuture<?>[] pending = new CompletableFuture<?>[2];
         try {
@@ -1060,7 +738,7 @@ final class TwoPhase {
                         limits[me]);
                     final int len = (int) (p[1] - p[0]);
                     if (len > 0) {
-                        final byte[] b = readBuffer(a, len);
+                        final byte[] b = roundBuffers.readBuffer(a, len);
                         final boolean fromMe = aggregators[a] == me;
                         receives.add(fromMe ? null : comm.irecv(b, len, Datatype.BYTE, aggregators[a], TAG_READ));
                         mine.add(p);
@@ -1076,14 +754,14 @@ final class TwoPhase {
                     }
                     final long ws = plan.windowStart(myAggregatorIndex, round);
                     final long we = plan.windowEnd(myAggregatorIndex, round);
-                    final ByteBuffer window = window(slot, ws);
+                    final ByteBuffer window = roundBuffers.window(slot, ws, (int) hints.number("cb_buffer_size"));
                     for (int r = 0; r < n; r++) {
                         final long[] p = clip(piece(plan, r, ws, we), limits[r]);
                         final int len = (int) (p[1] - p[0]);
                         if (len > 0) {
-                            final byte[] out = r == me ? own : outgoing(len);
+                            final byte[] out = r == me ? own : roundBuffers.outgoing(len);
                             if (failure == null) {
-                                place(views[r], p[0], p[1], out, 0, window, ws, false, null);
+                                Placement.place(views[r], p[0], p[1], out, 0, window, ws, false, null);
                             }
                             if (r != me) {
                                 comm.send(out, len, Datatype.BYTE, r, TAG_READ);
@@ -1119,7 +797,8 @@ final class TwoPhase {
     }
 
     /** Starts reading an aggregator's window of a round into its buffer, in the background. */
-    private CompletableFuture<?> readAhead(final Plan plan, final long round, final long[] limits, final long fileSize) {
+    private CompletableFuture<?> readAhead(final TwoPhasePlan plan, final long round, final long[] limits,
+                                           final long fileSize) {
         final long ws = plan.windowStart(myAggregatorIndex, round);
         final long we = plan.windowEnd(myAggregatorIndex, round);
         final long[][] pieces = new long[comm.size()][];
@@ -1130,7 +809,7 @@ final class TwoPhase {
         if (span == null) {
             return null;
         }
-        final ByteBuffer window = window((int) (round & 1), ws);
+        final ByteBuffer window = roundBuffers.window((int) (round & 1), ws, (int) hints.number("cb_buffer_size"));
         final long from = span[0];
         final int length = (int) (Math.min(span[1], fileSize) - from);
         return CompletableFuture.runAsync(() -> {
