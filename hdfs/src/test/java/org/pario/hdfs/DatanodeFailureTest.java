@@ -3,19 +3,16 @@ package org.pario.hdfs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.File;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.EnumSet;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 
-import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
-import org.apache.hadoop.hdfs.HdfsConfiguration;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -43,21 +40,13 @@ class DatanodeFailureTest {
 
     @BeforeAll
     static void start() throws Exception {
-        final Configuration conf = new HdfsConfiguration();
-        conf.setLong("dfs.blocksize", 1 << 20);
-        conf.set("dfs.client.block.write.replace-datanode-on-failure.policy", "NEVER");
-        cluster = new MiniDFSCluster.Builder(conf, new File("target/minidfs-dn")).numDataNodes(3).build();
-        cluster.waitActive();
+        cluster = MiniDfs.start("target/minidfs-dn");
         fs = cluster.getFileSystem();
-        HdfsStorageProvider.configure(conf);
     }
 
     @AfterAll
     static void stop() {
-        HdfsStorageProvider.configure(null);
-        if (cluster != null) {
-            cluster.shutdown(true);
-        }
+        MiniDfs.stop(cluster);
     }
 
     @Test

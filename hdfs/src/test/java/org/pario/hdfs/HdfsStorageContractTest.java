@@ -1,11 +1,8 @@
 package org.pario.hdfs;
 
-import java.io.File;
 import java.util.UUID;
 
-import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
-import org.apache.hadoop.hdfs.HdfsConfiguration;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -19,20 +16,12 @@ class HdfsStorageContractTest extends StorageContract {
 
     @BeforeAll
     static void start() throws Exception {
-        final Configuration conf = new HdfsConfiguration();
-        conf.setLong("dfs.blocksize", 1 << 20);
-        conf.set("dfs.client.block.write.replace-datanode-on-failure.policy", "NEVER");
-        cluster = new MiniDFSCluster.Builder(conf, new File("target/minidfs-contract")).numDataNodes(3).build();
-        cluster.waitActive();
-        HdfsStorageProvider.configure(conf);
+        cluster = MiniDfs.start("target/minidfs-contract");
     }
 
     @AfterAll
     static void stop() {
-        HdfsStorageProvider.configure(null);
-        if (cluster != null) {
-            cluster.shutdown(true);
-        }
+        MiniDfs.stop(cluster);
     }
 
     private String folder;

@@ -5,19 +5,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.File;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.Map;
 
-import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
-import org.apache.hadoop.hdfs.HdfsConfiguration;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -48,23 +45,15 @@ class HdfsStorageTest {
 
     @BeforeAll
     static void start() throws Exception {
-        final Configuration conf = new HdfsConfiguration();
-        conf.setLong("dfs.blocksize", 1 << 20);
-        conf.set("dfs.client.block.write.replace-datanode-on-failure.policy", "NEVER");
-        cluster = new MiniDFSCluster.Builder(conf, new File("target/minidfs")).numDataNodes(3).build();
-        cluster.waitActive();
+        cluster = MiniDfs.start("target/minidfs");
         fs = cluster.getFileSystem();
-        HdfsStorageProvider.configure(conf);
         base = "hdfs://localhost:" + cluster.getNameNodePort() + "/pario";
         fs.mkdirs(new Path("/pario"));
     }
 
     @AfterAll
     static void stop() {
-        HdfsStorageProvider.configure(null);
-        if (cluster != null) {
-            cluster.shutdown(true);
-        }
+        MiniDfs.stop(cluster);
     }
 
     private static DistributedArray<double[]> array(final Communicator comm, final Dist... dists) {
