@@ -1,0 +1,157 @@
+package org.pario.io;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
+import org.pario.ErrorCategory;
+import org.pario.ParioException;
+import org.pario.comm.Request;
+import org.pario.comm.Status;
+import org.pario.datatypes.DataRepresentation;
+import org.pario.datatypes.Datatype;
+import org.pario.datatypes.Memory;
+import org.pario.datatypes.Packer;
+
+/**
+ * The rounds of a two-phase collective read: each aggregator reads its round window (the next one read ahead while
+ * this one is sent), cuts it into each rank's piece with the rank's filetype cursor, and sends it; the rank unpacks
+ * its pieces into its memory.
+ */
+final class ReadRounds {
+    private ReadRounds() {
+    }
+
+    static long read(final RoundContext c, final TwoPhasePlan plan, final FileView v, final Memory m,
+                     final long count, final Datatype type, final DataRepresentation rep) {
+        final int me = c.comm().rank();
+        final int n = c.comm().size();
+        Throwable failure = null;
+        final long fileSize;
+        try {
+            fileSize = c.storage().size();
+        } catch (IOException e) {
+            throw new ParioException(ErrorCategory.IO, "size failed: " + e, e);
+        }
+        // stream bytes at or past the end of the file are not read, on any rank
+        final long[] limits = new long[n];
+        for (int r = 0; r < n; r++) {
+            limits[r] = plan.ends[r] > plan.starts[r]
+                ? TwoPhasePlan.streamAt(c.views()[r], plan.starts[r], plan.ends[r], fileSize) : 0;
+        }
+        final CompletableFuture<?>[] pending = new CompletableFuture<?>[2];
+        try {
+            if (c.aggregatorIndex() >= 0 && plan.rounds > 0) {
+                pending[0] = readAhead(c, plan, 0, limits, fileSize);
+            }
+            for (long round = 0; round < plan.rounds; round++) {
+                // null where this rank is the aggregator: it places its own piece without a message to itself
+                final List<Request<Status>> receives = new ArrayList<>();
+                final List<long[]> mine = new ArrayList<>();
+                final List<byte[]> buffers = new ArrayList<>();
+                byte[] own = null;
+                for (int a = 0; a < c.aggregators().length; a++) {
+                    final long[] p = clip(c.piece(plan, me, plan.windowStart(a, round), plan.windowEnd(a, round)),
+                        limits[me]);
+                    final int len = (int) (p[1] - p[0]);
+                    if (len > 0) {
+                        final byte[] b = c.buffers().readBuffer(a, len);
+                        final boolean fromMe = c.aggregators()[a] == me;
+                        receives.add(fromMe ? null : c.comm().irecv(b, len, Datatype.BYTE, c.aggregators()[a],
+                            TwoPhase.TAG_READ));
+                        mine.add(p);
+                        buffers.add(b);
+                        own = fromMe ? b : own;
+                    }
+                }
+                if (c.aggregatorIndex() >= 0) {
+                    final int slot = (int) (round & 1);
+                    failure = WriteRounds.settle(pending, slot, failure);
+                    if (round + 1 < plan.rounds) {
+                        pending[1 - slot] = readAhead(c, plan, round + 1, limits, fileSize);
+                    }
+                    final long ws = plan.windowStart(c.aggregatorIndex(), round);
+                    final long we = plan.windowEnd(c.aggregatorIndex(), round);
+                    final ByteBuffer window = c.buffers().window(slot, ws, c.windowBytes());
+                    for (int r = 0; r < n; r++) {
+                        final long[] p = clip(c.piece(plan, r, ws, we), limits[r]);
+                        final int len = (int) (p[1] - p[0]);
+                        if (len > 0) {
+                            final byte[] out = r == me ? own : c.buffers().outgoing(len);
+                            if (failure == null) {
+                                Placement.place(c.views()[r], p[0], p[1], out, 0, window, ws, false, null);
+                            }
+                            if (r != me) {
+                                c.comm().send(out, len, Datatype.BYTE, r, TwoPhase.TAG_READ);
+                            }
+                        }
+                    }
+                }
+                for (int i = 0; i < receives.size(); i++) {
+                    if (receives.get(i) != null) {
+                        receives.get(i).join();
+                    }
+                    if (failure == null) {
+                        try {
+                            final long[] p = mine.get(i);
+                            Packer.unpack(ByteBuffer.wrap(buffers.get(i)), 0, (int) (p[1] - p[0]), m, m.origin(), type,
+                                count, rep, p[0] - plan.starts[me]);
+                        } catch (RuntimeException e) {
+                            failure = e;
+                        }
+                    }
+                }
+                Agreement.agree(c.comm(), failure);
+                c.roundDone(round, plan.rounds);
+            }
+        } finally {
+            WriteRounds.quietly(pending);
+        }
+        return Math.max(0, limits[me] - plan.starts[me]);
+    }
+
+    /** The bytes of an aggregator's round window a read needs: from its first to its last wanted byte. */
+    static long[] readSpan(final RoundContext c, final long[][] pieces) {
+        long first = Long.MAX_VALUE;
+        long last = Long.MIN_VALUE;
+        for (int r = 0; r < pieces.length; r++) {
+            if (pieces[r][1] > pieces[r][0]) {
+                first = Math.min(first, TwoPhasePlan.fileOffsetOf(c.views()[r], pieces[r][0]));
+                last = Math.max(last, TwoPhasePlan.fileOffsetOf(c.views()[r], pieces[r][1] - 1) + 1);
+            }
+        }
+        return first == Long.MAX_VALUE ? null : new long[] {first, last};
+    }
+
+    static long[] clip(final long[] p, final long limit) {
+        return new long[] {p[0], Math.max(p[0], Math.min(p[1], limit))};
+    }
+
+    /** Starts reading an aggregator's window of a round into its buffer, in the background. */
+    static CompletableFuture<?> readAhead(final RoundContext c, final TwoPhasePlan plan, final long round,
+                                          final long[] limits, final long fileSize) {
+        final long ws = plan.windowStart(c.aggregatorIndex(), round);
+        final long we = plan.windowEnd(c.aggregatorIndex(), round);
+        final long[][] pieces = new long[c.comm().size()][];
+        for (int r = 0; r < pieces.length; r++) {
+            pieces[r] = clip(c.piece(plan, r, ws, we), limits[r]);
+        }
+        final long[] span = readSpan(c, pieces);
+        if (span == null) {
+            return null;
+        }
+        final ByteBuffer window = c.buffers().window((int) (round & 1), ws, c.windowBytes());
+        final long from = span[0];
+        final int length = (int) (Math.min(span[1], fileSize) - from);
+        return CompletableFuture.runAsync(() -> {
+            try {
+                c.storage().read(from, window.slice((int) (from - ws), Math.max(0, length)));
+            } catch (IOException e) {
+                throw new CompletionException(e);
+            }
+        }, TwoPhase.STORAGE_IO);
+    }
+}

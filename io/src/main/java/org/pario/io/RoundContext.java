@@ -1,0 +1,45 @@
+package org.pario.io;
+
+import org.pario.comm.Communicator;
+import org.pario.io.storage.Storage;
+
+/**
+ * What the rounds of one two-phase call may use of their file: its communicator and storage, the aggregators and
+ * this rank's place among them, every rank's view, the round buffers and window size, and where a round reports
+ * that it is done. A narrow view of {@link TwoPhase}, so the rounds depend on nothing else of it.
+ *
+ * @param comm            the file's own communicator
+ * @param storage         the file
+ * @param aggregators     the aggregators' ranks, in increasing order
+ * @param aggregatorIndex this rank's index among them, or negative
+ * @param views           every rank's view, by rank
+ * @param buffers         the file's round buffers
+ * @param windowBytes     the size of an aggregator's round window ({@code cb_buffer_size})
+ * @param rounds          told when a round is done
+ */
+record RoundContext(Communicator comm, Storage storage, int[] aggregators, int aggregatorIndex, FileView[] views,
+                    RoundBuffers buffers, int windowBytes, RoundListener rounds) {
+    /** Told when a round of a call is done. */
+    @FunctionalInterface
+    interface RoundListener {
+        /**
+         * @param round  the round just done
+         * @param rounds the rounds of the call
+         */
+        void done(long round, long rounds);
+    }
+
+    void roundDone(final long round, final long rounds) {
+        this.rounds.done(round, rounds);
+    }
+
+    /** @return rank r's stream range {@code [s0, s1)} inside the file window {@code [ws, we)} */
+    long[] piece(final TwoPhasePlan plan, final int r, final long ws, final long we) {
+        if (plan.ends[r] <= plan.starts[r] || ws >= we) {
+            return new long[] {0, 0};
+        }
+        final long s0 = TwoPhasePlan.streamAt(views[r], plan.starts[r], plan.ends[r], ws);
+        final long s1 = TwoPhasePlan.streamAt(views[r], s0, plan.ends[r], we);
+        return new long[] {s0, s1};
+    }
+}
