@@ -147,10 +147,30 @@ class NothingDestroyedTest {
                 out.toString());
             assertOneLine(r, "1", "space");
             assertUntouched(out, r);
+            // view read's OUT on the full disk: 2 x 200000 ints read from a file elsewhere
+            final Path big = dir.resolve("big.bin");
+            assertEquals("0", pario("view", "write", spec("big.json", 200_000).toString(), big.toString())[0]);
+            final String[] rd = pario("view", "read", spec("big.json", 200_000).toString(), big.toString(),
+                out.toString());
+            assertOneLine(rd, "1", "space");
+            assertUntouched(out, rd);
+            // a checkpoint that does not fit leaves the previous one under its name
+            final Path previous = small.resolve("c.ckpt");
+            assertEquals("0", pario("checkpoint", "write", previous.toString(), "-n", "2", "--shape", "8x8", "--dist",
+                "block,block")[0]);
+            final byte[] before = Files.readAllBytes(previous);
+            final String[] cw = pario("checkpoint", "write", previous.toString(), "-n", "2", "--shape", "512x512",
+                "--dist", "block,block");
+            assertEquals("1", cw[0], cw[2]);
+            assertArrayEquals(before, Files.readAllBytes(previous), "the previous checkpoint is as it was");
             Processes.run("mount", "-o", "remount,ro", small.toString());
             final String[] ro = pario("view", "write", spec("s.json", 4).toString(), out.toString());
             assertOneLine(ro, "1", "Read-only");
             assertUntouched(out, ro);
+            final String[] cro = pario("checkpoint", "write", previous.toString(), "-n", "2", "--shape", "8x8",
+                "--dist", "block,block");
+            assertOneLine(cro, "1", "Read-only");
+            assertArrayEquals(before, Files.readAllBytes(previous), "the previous checkpoint is as it was");
         } finally {
             Processes.run("umount", small.toString());
         }
