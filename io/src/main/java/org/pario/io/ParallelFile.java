@@ -23,10 +23,13 @@ import org.pario.io.storage.Storage;
  * accesses are collective: every rank calls them, and they complete on every rank or fail on every rank with the
  * same error. Offsets and counts are in etypes of the view; all are {@code long}.
  *
- * <p>Data moves between memory and the file through the view in chunks: the memory side is packed (or
- * unpacked) a chunk at a time with the memory datatype, and the file side is walked with the filetype's cursor,
- * one positional storage access per contiguous file run (or one per sieve window, see {@link Hints}). Collective
- * accesses currently run as coordinated independent accesses; reads past the end of the file return short counts.
+ * <p>Independent accesses move data between memory and the file through the view in chunks: the memory side is
+ * packed (or unpacked) a chunk at a time with the memory datatype, and the file side is walked with the filetype's
+ * cursor, one positional storage access per contiguous file run (or one per sieve window, see {@link Hints}).
+ * Collective accesses go through two-phase I/O ({@link TwoPhase}): aggregators gather the ranks' pieces of each
+ * round window and access the storage in large runs, unless the ranks' accesses do not interleave or their runs
+ * are long, when they run as coordinated independent accesses. Reads past the end of the file return short counts.
+ * A buffer whose Java type cannot hold the access's datatype (an {@code int[]} for {@code double}) is refused.
  *
  * <p>One thread per rank uses a file at a time, apart from the nonblocking independent accesses in flight.
  */
