@@ -1,35 +1,27 @@
 package org.pario.io.array;
 
 import org.pario.ParioException;
+import org.pario.datatypes.Distribution;
 
 /**
  * How one dimension of a {@link DistributedArray} is spread over its dimension of the process grid, HPF style.
  *
- * @param kind the distribution
+ * @param kind the distribution, as MPI's {@code MPI_DISTRIBUTE_*} (the same kinds darray types take)
  * @param size BLOCK: the block length, or 0 for {@code ceil(n / p)}; CYCLIC: the block length k ({@code >= 1});
  *             NONE: 0
  */
-public record Dist(Kind kind, long size) {
-    /** Distribution kinds, as MPI's {@code MPI_DISTRIBUTE_*}. */
-    public enum Kind {
-        /** Contiguous blocks, one per process. */
-        BLOCK,
-        /** Blocks of k elements dealt round-robin. */
-        CYCLIC,
-        /** Not distributed: every process of that grid dimension (there must be one) holds all of it. */
-        NONE
-    }
-
+public record Dist(Distribution kind, long size) {
     /** Checks the arguments. */
     public Dist {
-        if (kind == null || size < 0 || kind == Kind.CYCLIC && size < 1 || kind == Kind.NONE && size != 0) {
+        if (kind == null || size < 0 || kind == Distribution.CYCLIC && size < 1
+            || kind == Distribution.NONE && size != 0) {
             throw ParioException.argument("bad distribution " + kind + "(" + size + ")");
         }
     }
 
     /** @return BLOCK with blocks of {@code ceil(n / p)} */
     public static Dist block() {
-        return new Dist(Kind.BLOCK, 0);
+        return new Dist(Distribution.BLOCK, 0);
     }
 
     /** @return BLOCK(k) */
@@ -37,22 +29,22 @@ public record Dist(Kind kind, long size) {
         if (k < 1) {
             throw ParioException.argument("BLOCK(k) needs k >= 1, got " + k);
         }
-        return new Dist(Kind.BLOCK, k);
+        return new Dist(Distribution.BLOCK, k);
     }
 
     /** @return CYCLIC(1) */
     public static Dist cyclic() {
-        return new Dist(Kind.CYCLIC, 1);
+        return new Dist(Distribution.CYCLIC, 1);
     }
 
     /** @return CYCLIC(k) */
     public static Dist cyclic(final long k) {
-        return new Dist(Kind.CYCLIC, k);
+        return new Dist(Distribution.CYCLIC, k);
     }
 
     /** @return NONE */
     public static Dist none() {
-        return new Dist(Kind.NONE, 0);
+        return new Dist(Distribution.NONE, 0);
     }
 
     /**

@@ -167,7 +167,7 @@ public final class DistributedArray<T> {
                 + " dimensions");
         }
         for (int d = 0; d < shape.length; d++) {
-            if (dists[d].kind() == Dist.Kind.NONE) {
+            if (dists[d].kind() == Distribution.NONE) {
                 if (g[d] > 1) {
                     throw ParioException.argument("dimension " + d + " is not distributed, so its grid size must be "
                         + "1, got " + g[d]);
@@ -178,7 +178,7 @@ public final class DistributedArray<T> {
         final long[] chosen = dimsCreate(ranks, g);
         for (int d = 0; d < shape.length; d++) {
             final Dist x = dists[d];
-            if (x.kind() == Dist.Kind.BLOCK && x.size() > 0 && x.size() * chosen[d] < shape[d]) {
+            if (x.kind() == Distribution.BLOCK && x.size() > 0 && x.size() * chosen[d] < shape[d]) {
                 throw ParioException.argument("BLOCK(" + x.size() + ") over " + chosen[d] + " processes covers "
                     + x.size() * chosen[d] + " of the " + shape[d] + " elements of dimension " + d);
             }
@@ -427,12 +427,8 @@ public final class DistributedArray<T> {
             final Distribution[] kinds = new Distribution[shape.length];
             final long[] dargs = new long[shape.length];
             for (int d = 0; d < shape.length; d++) {
-                kinds[d] = switch (dists[d].kind()) {
-                    case BLOCK -> Distribution.BLOCK;
-                    case CYCLIC -> Distribution.CYCLIC;
-                    case NONE -> Distribution.NONE;
-                };
-                dargs[d] = dists[d].kind() == Dist.Kind.NONE || dists[d].kind() == Dist.Kind.BLOCK
+                kinds[d] = dists[d].kind();
+                dargs[d] = dists[d].kind() == Distribution.NONE || dists[d].kind() == Distribution.BLOCK
                     && dists[d].size() == 0 ? Datatype.DISTRIBUTE_DFLT_DARG : dists[d].size();
             }
             return Datatype.darray(ranks(), rank, shape, kinds, dargs, grid, order, element.type());

@@ -14,6 +14,7 @@ import org.pario.comm.Communicator;
 import org.pario.comm.LocalCluster;
 import org.pario.datatypes.Cursor;
 import org.pario.datatypes.Datatype;
+import org.pario.datatypes.Distribution;
 import org.pario.datatypes.Order;
 
 class DistributedArrayTest {
@@ -51,7 +52,7 @@ class DistributedArrayTest {
             }
             boolean distributed = false;
             for (final Dist x : dists) {
-                distributed |= x.kind() != Dist.Kind.NONE;
+                distributed |= x.kind() != Distribution.NONE;
             }
             if (!distributed) {
                 dists[0] = Dist.block();
