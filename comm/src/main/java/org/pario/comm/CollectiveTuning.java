@@ -2,29 +2,25 @@ package org.pario.comm;
 
 /**
  * The thresholds that choose collective algorithms, in one overridable place, in bytes of packed data per rank.
+ * What each was measured against is in docs/history/benchmarks-2026-11.md.
  * Each can be overridden with a system property of the same name prefixed by {@code pario.tuning.} (for example
  * {@code -Dpario.tuning.allreduceLargeMinBytes=1048576}).
  *
  * @param allreduceLargeMinBytes from this size on, commutative allreduce runs as Rabenseifner's reduce-scatter
  *                               (recursive halving) plus allgather (recursive doubling), moving about twice the
  *                               data per rank whatever the rank count; below it, recursive doubling, which moves
- *                               the whole operand {@code log2(n)} times in half the steps. Default 512 KiB:
- *                               MPICH switches at 2 KiB, where a step costs it about 5 us; a step between
- *                               Pario's JVMs costs about 70 us, and measured with {@code pario bench comm}
- *                               (2 and 4 ranks) recursive doubling stays ahead up to a few hundred KiB (64 KiB
- *                               allreduce at 2 ranks: 225 us against 312 us with the 2 KiB switch).
+ *                               the whole operand {@code log2(n)} times in half the steps. Default 512 KiB, far
+ *                               above MPICH's 2 KiB: a step between Pario's JVMs costs more than one between C
+ *                               processes, so the fewer steps pay for the larger data up to a few hundred KiB
+ *                               (docs/history/benchmarks-2026-11.md).
  * @param bcastLinearMaxRanks    up to this many ranks and {@code bcastLinearMaxBytes}, bcast's root sends to every
  *                               rank itself instead of down a binomial tree: every rank is then one message from the
  *                               root, and where ranks outnumber cores each step of the tree waits for a rank to
- *                               get a core (4 ranks on 2 cores, {@code pario bench comm -n 4}, four rounds each: 8 B
- *                               bcast 50-63 µs against 64-100 down the tree, 64 KiB 89-100 against 114-205, with
- *                               waiters sleeping at once; yielding, 8 B 23-66 against 43-62)
+ *                               get a core
  * @param bcastLinearMaxBytes    the largest message, in bytes, that bcast sends linearly
  * @param bcastPipelineMinBytes  from this size on, bcast pipelines segments along the ranks instead of sending the
  *                               whole message down a binomial tree; with 2 ranks too, where a message in pieces
- *                               that each go out while still in the cache is faster than one whole (2 ranks, {@code
- *                               pario bench comm -n 2}, two rounds: 16 MiB 3.3-3.6 ms against 3.8-3.9, 64 MiB
- *                               13.6-13.9 against 15.3-16.1)
+ *                               that each go out while still in the cache is faster than one whole
  * @param bcastSegmentBytes      the pipeline's segment size, in bytes of the packed message (at least one); a rank
  *                               whose datatype's size does not divide it packs and unpacks its segments through a
  *                               buffer, so that ranks with different datatypes of one signature cut the same bytes
@@ -34,10 +30,8 @@ package org.pario.comm;
  * @param allreduceSegmentMaxRanks up to this many ranks, Rabenseifner's allreduce of a basic type on a power-of-two
  *                               rank count exchanges its blocks in pieces of {@code allreduceSegmentBytes}: each
  *                               piece is combined as soon as it is in, while the next ones travel, and pieces up to
- *                               the eager limit need no request from the receiver (16 MiB at 2 ranks: 11.2-11.3 ms
- *                               in 512 KiB pieces against 12.6 whole). With more ranks than cores every extra
- *                               message can cost a wake-up (4 ranks on 2 cores: 28.6-30.9 ms against 27.9-28.6), so
- *                               the default is 2
+ *                               the eager limit need no request from the receiver. With more ranks than cores every
+ *                               extra message can cost a wake-up, so the default is 2
  * @param allreduceSegmentBytes  the pieces' size in bytes (rounded down to whole elements, at least one)
  * @param barrierLinearMaxRanks  from 3 up to this many ranks, barrier gathers every rank's arrival at rank 0, which
  *                               then lets each go, instead of the dissemination barrier: {@code 2(n - 1)} messages
@@ -59,7 +53,7 @@ package org.pario.comm;
  *                               the call (a linear bcast's or scatter's root) keeps its core for a few microseconds
  *                               before it yields, where ranks outnumber cores ({@code -Dpario.crowdedSpinNanos}):
  *                               such a message is due within them. A larger one takes longer to copy than the wait
- *                               lasts (4 ranks on 2 cores, 64 KiB bcast 26.3-27.1 µs against 25.8-25.9 without)
+ *                               lasts
  */
 public record CollectiveTuning(long allreduceLargeMinBytes, long bcastLinearMaxRanks, long bcastLinearMaxBytes,
                                long bcastPipelineMinBytes, long bcastSegmentBytes, long alltoallAllAtOnceMaxBytes,

@@ -223,8 +223,7 @@ final class Collectives {
      * Every rank tells rank 0 it has arrived, and rank 0, once all have, tells the odd ranks and the last one to go
      * on, each odd rank passing the word on to the even rank after it: {@code 2(n - 1)} messages where dissemination
      * sends {@code n log2(n)}, and rank 0 leaves first, ready for what follows. Rank 0 sending every release itself
-     * kept it at work a send longer, where ranks outnumber cores on the core another rank needed (4 ranks on 2 cores,
-     * docs/benchmarks.md: barrier 17.9-19.0 µs against 19.8-20.2, the 8 B ping-pong after it 7.4-7.9 against 9.3-9.6).
+     * kept it at work a send longer, where ranks outnumber cores on the core another rank needed.
      */
     private static void linearBarrier(final Communicator c, final int seq, final byte[] none) {
         final int n = c.size();
@@ -907,9 +906,7 @@ final class Collectives {
      * act element by element (MPI lets user functions be called on parts of the count), so the slices' results make
      * the whole result. Partial results live in Java arrays, so without slices an operand could not pass 2 GiB, and
      * a reduction's own memory would grow with its operand: with them it stays within a few slices whatever the
-     * count (a 2.16 GB allreduce on 3 JVMs of 5 GiB heap each needed more than 6 GiB with 1 GiB slices), and a
-     * 256 MiB allreduce at 2 ranks took 162-167 ms in 64 MiB slices against 173-186 whole. Not final: tests make
-     * it small.
+     * count, and large reductions were no slower in slices. Not final: tests make it small.
      */
     static long reductionSliceBytes = Math.max(1, Math.min(Long.getLong("pario.reductionSliceBytes", 64L << 20),
         Integer.MAX_VALUE - 8));
@@ -1197,9 +1194,7 @@ final class Collectives {
     /**
      * Bytes of a block's pieces sent ahead of the partner's: half the eager credit a rank may have unconsumed at a
      * peer (4 MiB, see docs/comm.md), so that every piece goes eagerly. Sending all of a block's pieces at once, the
-     * pieces beyond the credit waited at the sender for the partner to ask for each (allreduce at 2 ranks, {@code
-     * OpLoop 100 allreduce 16777216}: 17.7-19.9 ms a call against 12.0-17.2 sending a few ahead; 64 MiB 57.4-67.6
-     * against 47.3-48.4).
+     * pieces beyond the credit waited at the sender for the partner to ask for each.
      */
     static final long PIECES_AHEAD_BYTES = 2L << 20;
 
@@ -1310,9 +1305,8 @@ final class Collectives {
     /**
      * {@link #combinePieces} between primitive arrays ({@link ArrayCombine}): each piece of the partner's values
      * combined with {@code own} from element {@code ownFirst} on into {@code out} from {@code outFirst} on (the
-     * accumulator, or in the last step the receive buffer; the two may be one array, element by element in place).
-     * A 1 MiB allreduce of {@code double[]} at 2 ranks took 279-300 µs a call against 327-355 packing, combining and
-     * unpacking (docs/benchmarks.md).
+     * accumulator, or in the last step the receive buffer; the two may be one array, element by element in place),
+     * which saves packing and unpacking the operands.
      */
     private static void combineInArrays(final Pending[] pieces, final byte[] incoming, final long count,
                                         final long segment, final Datatype type, final Op op, final Object own,

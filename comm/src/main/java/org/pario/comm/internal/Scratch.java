@@ -8,12 +8,12 @@ import java.util.Iterator;
  * Byte arrays of reductions (packed operands, partial results, blocks received from partners), and of eager messages
  * that arrive before their receive, kept for the next use instead of left to the garbage collector; also arrays of
  * the caller's kind ({@code double[]} and the like) in which a large allreduce keeps its partial results. G1 puts an
- * array of half a heap region or more (2 MiB with a few GiB of heap) straight into the old generation; a 16 MiB
- * allreduce allocated 24 MiB of them per call, and every few calls one started a young pause and a concurrent
- * marking cycle (1.5-2.5 ms of pause every fifth call, and marking threads on the cores the transfer needs).
+ * array of half a heap region or more (2 MiB with a few GiB of heap) straight into the old generation; a large
+ * allreduce allocated several such arrays per call, and every few calls one started a young pause and a concurrent
+ * marking cycle, whose threads then ran on the cores the transfer needs.
  *
- * <p>Smaller arrays are kept too, from a page on: a 64 KiB allreduce at 4 ranks allocated four times its operand
- * per call (255 KB), and while a young JVM's heap grows every new array lands on pages the kernel must first clear.
+ * <p>Smaller arrays are kept too, from a page on: a small allreduce allocated several times its operand per call,
+ * and while a young JVM's heap grows every new array lands on pages the kernel must first clear.
  * Keeping them, and the arrays of messages that arrive before their receive, it allocates 3 KB per call.
  *
  * <p>Arrays are handed out by exact length, so their users may go on trusting {@code length}; their contents are

@@ -6,8 +6,7 @@ import java.util.concurrent.CompletableFuture;
  * How long a rank checks for a message before it blocks: {@code -Dpario.spinNanos} nanoseconds (default 50 µs).
  * A message from a peer arrives through a transport thread that completes the waiting future; a thread that
  * blocked at once would then have to be woken as well, and on a virtual machine a wake-up from an idle core costs
- * as much as the message itself (measured with 2 ranks on 2 cores: 8 B collectives 15-22 µs with the check against
- * 40-105 µs without). The check yields the core between looks rather than spinning tight: the thread that delivers
+ * as much as the message itself (docs/history/benchmarks-2026-11.md). The check yields the core between looks rather than spinning tight: the thread that delivers
  * the message may need the very core the waiting thread holds, and a tight spin kept it off for a scheduler tick.
  * The check is bounded, so ranks that outnumber cores or wait for long lose at most that much CPU per wait. 0 turns
  * it off.

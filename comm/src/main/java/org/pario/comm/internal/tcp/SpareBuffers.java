@@ -8,8 +8,8 @@ import io.netty.buffer.ByteBufAllocator;
 
 /**
  * Large direct buffers kept for the next message instead of being freed. The allocator hands out buffers of a
- * few hundred KiB and more as fresh memory, and the first touch of every page of it costs a fault: packing 64 MiB
- * into a fresh buffer took 40 ms on a 2-vCPU virtual machine, into a reused one 8 ms. Buffers from {@link #MIN}
+ * few hundred KiB and more as fresh memory, and the first touch of every page of it costs a fault: packing into a
+ * fresh buffer took five times as long as into a reused one. Buffers from {@link #MIN}
  * bytes are sized in whole 64 KiB below 2 MiB and in whole MiB above, and come back here once their data has been
  * written (or dropped); a request takes a spare of at least its size and at most twice it. Spares are kept up to
  * a total of {@code limitBytes} ({@code -Dpario.spareBufferBytes}, default 128 MiB per rank; 0 keeps none), the
