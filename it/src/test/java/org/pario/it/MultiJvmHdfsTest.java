@@ -50,12 +50,7 @@ class MultiJvmHdfsTest {
         final String job = "hdfs-" + UUID.randomUUID();
         final List<Process> ranks = new ArrayList<>();
         for (int r = 0; r < n; r++) {
-            final ProcessBuilder pb = Processes.rank(r, n, Processes.java(IoJobMain.class, mode, location));
-            pb.environment().put("PARIO_JOB", job);
-            pb.environment().put("PARIO_RENDEZVOUS_DIR", dir.toString());
-            pb.environment().put("PARIO_BIND", "127.0.0.1");
-            pb.environment().put("PARIO_FAILURE_TIMEOUT", "5");
-            ranks.add(pb.start());
+            ranks.add(Processes.jobRank(r, n, job, dir, 5, Processes.java(IoJobMain.class, mode, location)).start());
         }
         final List<String> out = new ArrayList<>();
         for (final Process p : ranks) {

@@ -52,14 +52,9 @@ class MultiJvmTest {
         final String job = "test-" + UUID.randomUUID();
         final List<Process> ranks = new ArrayList<>();
         for (int r = 0; r < n; r++) {
-            final ProcessBuilder pb = new ProcessBuilder(command.apply(r)).redirectErrorStream(true);
-            pb.environment().put("PARIO_RANK", Integer.toString(r));
-            pb.environment().put("PARIO_SIZE", Integer.toString(n));
-            pb.environment().put("PARIO_JOB", job);
-            pb.environment().put("PARIO_RENDEZVOUS_DIR", rendezvous.toString());
-            pb.environment().put("PARIO_BIND", "127.0.0.1");
+            final ProcessBuilder pb = Processes.jobRank(r, n, job, rendezvous, failureTimeoutSeconds,
+                command.apply(r));
             pb.environment().put("PARIO_STARTUP_TIMEOUT", "60");
-            pb.environment().put("PARIO_FAILURE_TIMEOUT", Integer.toString(failureTimeoutSeconds));
             ranks.add(pb.start());
         }
         return ranks;

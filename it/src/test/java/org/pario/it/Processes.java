@@ -28,6 +28,22 @@ final class Processes {
         return pb;
     }
 
+    /**
+     * A builder for rank {@code rank} of {@code size} of a job of JVMs that find each other on this machine: the
+     * job's name and rendezvous folder, loopback, and how long a silent peer may stay silent (0 keeps the default).
+     */
+    static ProcessBuilder jobRank(final int rank, final int size, final String job, final Path rendezvous,
+                                  final int failureTimeoutSeconds, final List<String> command) {
+        final ProcessBuilder pb = rank(rank, size, command);
+        pb.environment().put("PARIO_JOB", job);
+        pb.environment().put("PARIO_RENDEZVOUS_DIR", rendezvous.toString());
+        pb.environment().put("PARIO_BIND", "127.0.0.1");
+        if (failureTimeoutSeconds > 0) {
+            pb.environment().put("PARIO_FAILURE_TIMEOUT", Integer.toString(failureTimeoutSeconds));
+        }
+        return pb;
+    }
+
     /** Runs a system command to its end (at most 30 s); fails with its output unless it exits with 0. */
     static void run(final String... command) throws IOException {
         final Process p = new ProcessBuilder(command).redirectErrorStream(true).start();

@@ -73,15 +73,11 @@ class SoakTest {
         final String job = "soak-" + UUID.randomUUID();
         final List<Process> ranks = new ArrayList<>();
         for (int r = 0; r < n; r++) {
-            final ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "-Xmx96m", "-XX:TieredStopAtLevel=1", "-Dio.netty.leakDetection.level=paranoid", "-cp",
-                System.getProperty("java.class.path"), SoakMain.class.getName(), "jvm",
-                Integer.toString(SECONDS), dir.toString()).redirectErrorStream(true);
-            pb.environment().put("PARIO_RANK", Integer.toString(r));
-            pb.environment().put("PARIO_SIZE", Integer.toString(n));
-            pb.environment().put("PARIO_JOB", job);
-            pb.environment().put("PARIO_RENDEZVOUS_DIR", dir.toString());
-            pb.environment().put("PARIO_BIND", "127.0.0.1");
+            final ProcessBuilder pb = Processes.jobRank(r, n, job, dir, 0, List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx96m",
+                "-XX:TieredStopAtLevel=1", "-Dio.netty.leakDetection.level=paranoid", "-cp",
+                System.getProperty("java.class.path"), SoakMain.class.getName(), "jvm", Integer.toString(SECONDS),
+                dir.toString()));
             pb.environment().put("PARIO_STARTUP_TIMEOUT", "120");
             ranks.add(pb.start());
         }
