@@ -8,9 +8,10 @@ import org.apache.hadoop.hdfs.MiniDFSCluster;
 
 /**
  * The HDFS of the tests: a 3-datanode MiniDFSCluster with 1 MiB blocks, so that small files span several blocks,
- * and Pario's provider configured for it until {@link #stop}.
+ * and Pario's provider configured for it until {@link #stop}. Shared with the integration tests (the module's
+ * test jar).
  */
-final class MiniDfs {
+public final class MiniDfs {
     private MiniDfs() {
     }
 
@@ -18,7 +19,7 @@ final class MiniDfs {
      * @param dir where the cluster keeps its data (under target/)
      * @return the started cluster, Pario's provider pointed at it
      */
-    static MiniDFSCluster start(final String dir) throws Exception {
+    public static MiniDFSCluster start(final String dir) throws Exception {
         final Configuration conf = new HdfsConfiguration();
         conf.setLong("dfs.blocksize", 1 << 20);
         // three datanodes leave no spare to replace one in a pipeline
@@ -30,7 +31,7 @@ final class MiniDfs {
     }
 
     /** Stops a cluster {@link #start} started, if it did, and forgets its configuration. */
-    static void stop(final MiniDFSCluster cluster) {
+    public static void stop(final MiniDFSCluster cluster) {
         HdfsStorageProvider.configure(null);
         if (cluster != null) {
             cluster.shutdown(true);

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.pario.cli.Main;
-import org.pario.hdfs.HdfsStorageProvider;
+import org.pario.hdfs.MiniDfs;
 
 /** The {@code pario} command with hdfs:// locations, against a MiniDFSCluster in this JVM. */
 @Timeout(300)
@@ -30,16 +30,12 @@ class CliOnHdfsTest {
     @BeforeAll
     static void start() throws Exception {
         cluster = MiniDfs.start("target/minidfs");
-        HdfsStorageProvider.configure(cluster.getConfiguration(0));
         base = "hdfs://localhost:" + cluster.getNameNodePort();
     }
 
     @AfterAll
     static void stop() {
-        HdfsStorageProvider.configure(null);
-        if (cluster != null) {
-            cluster.shutdown(true);
-        }
+        MiniDfs.stop(cluster);
     }
 
     private static String[] run(final String... args) {

@@ -21,6 +21,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.pario.hdfs.MiniDfs;
 
 /** Ranks in separate JVMs writing collectively to HDFS (a MiniDFSCluster in the test JVM); one killed. */
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
@@ -41,9 +42,7 @@ class MultiJvmHdfsTest {
 
     @AfterAll
     static void stop() {
-        if (cluster != null) {
-            cluster.shutdown(true);
-        }
+        MiniDfs.stop(cluster);
     }
 
     private List<String> run(final int n, final String mode, final String location) throws Exception {
