@@ -94,13 +94,12 @@ final class CommBenchmark {
      * Runs the five operations and a ping-pong of {@code count} doubles per rank untimed, for {@code rounds} rounds or
      * {@code millis} ms by rank 0's clock, whichever ends first: at 1 MiB (eager messages), 16 MiB (rendezvous), then
      * 8 B, the first sizes measured. A JVM runs new code slowly until it has compiled it, and a rank's waits settle
-     * into catching their messages while polling only once its peer answers that fast: with 2 ranks on 2 cores, 8 B
-     * operations took 40-90 µs in the first 30000 calls and 15-20 µs after, and a 1 MiB message with its 8 B answer
-     * 727-755 µs per round in the first thousand rounds and 190-260 from the nine thousandth (plain Java sockets:
-     * 270-320 throughout). A job that checkpoints for minutes runs in that steady state, so that is what the table
-     * shows. Without the ping-pong in it, the timed 8 B ping-pong took 48-58 µs per message where the others took
-     * 6-12. {@code bench/c/comm_bench.c} runs the same warm-up (the C stacks' times do not change with it); the time
-     * bounds keep a stack that polls with more ranks than cores from spending minutes on it.
+     * into catching their messages while polling only once its peer answers that fast: small operations and 1 MiB
+     * round trips took several times longer in the first thousands of calls than after. A job that checkpoints for
+     * minutes runs in that steady state, so that is what the table shows; without the ping-pong in the warm-up, the
+     * timed 8 B ping-pong stayed in the slow state (docs/history/benchmarks-2026-11.md). {@code
+     * bench/c/comm_bench.c} runs the same warm-up (the C stacks' times do not change with it); the time bounds keep
+     * a stack that polls with more ranks than cores from spending minutes on it.
      */
     private static void warmUp(final Communicator world, final int count, final long rounds, final long millis,
                                final boolean direct) {
@@ -162,8 +161,8 @@ final class CommBenchmark {
      * Runs {@code op} untimed in batches of {@code batch} calls until, for {@link #QUIET_NANOS} in a row, no rank's
      * JIT compilers spent more than 1/{@link #QUIET_SHARE} of the batches' time compiling, or for at most {@link
      * #SETTLE_LIMIT_NANOS}. The first calls of a path the warm-up did not run often enough get the compilers going,
-     * and on two cores their threads take the CPU from the ranks: a 16 MiB allreduce of 2 ranks took 15-21 ms a call
-     * while they compiled for it and 6 ms once they were done; 50 untimed calls were not enough. Every rank runs the
+     * and on two cores their threads take the CPU from the ranks: a large allreduce took several times longer while
+     * they compiled for it than once they were done, and 50 untimed calls were not enough. Every rank runs the
      * same number of calls: after each batch the ranks agree on the largest compile time and elapsed time by an
      * allreduce.
      *

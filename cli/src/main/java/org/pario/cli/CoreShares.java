@@ -9,9 +9,9 @@ import java.util.List;
 /**
  * Which cores each rank of a launch runs on ({@code pario launch --bind-to auto|cores|none}). A rank whose JVM the
  * scheduler moves between cores, or puts on the core of the rank it exchanges data with, loses its caches and its
- * turn: 2 ranks over loopback, a 16 MiB message and its answer took 3.1-3.3 ms with each rank on a core of its own
- * against 3.8-3.9 ms unbound (Open MPI binds its ranks to cores by default). But whole benchmarks moved both ways (a
- * 64 MiB broadcast between 2 ranks 15.2-15.6 ms bound against 9.4-10.2), so ranks that fit run unbound unless asked.
+ * turn, and a large message between 2 ranks was faster with each on a core of its own (Open MPI binds its ranks to
+ * cores by default). But whole benchmarks moved both ways, so ranks that fit run unbound unless asked
+ * (docs/history/benchmarks-2026-11.md).
  * A JVM is many threads (compiler, collector, Pario's event loop), so a rank gets an equal share of the cores, not
  * one, where there are more cores than ranks.
  *
@@ -19,10 +19,9 @@ import java.util.List;
  * 0 to c-1, then c, ..., 2c-1 back from core c-1 to 0, and so on). Such ranks wait by polling and yielding their core
  * ({@code comm.md}, "The waiting thread drives the event loop"), and a yield hands the core only to threads queued on
  * the same one: unbound, a waiter could yield to nobody while the rank it waits for sat queued on the other core, and
- * the scheduler's placement changed from second to second (a timed 4-rank barrier on 2 cores: 42-57 µs a round
- * unbound, 39-42 bound). Snake order puts neighbours (rank 0 and 1 of a ping-pong, r and r+1 of a halo exchange)
- * on different cores, and rank 0, where the small collectives gather, with the last rank, which the root serves
- * last.
+ * the scheduler's placement changed from second to second, and with it a barrier's time. Snake order puts
+ * neighbours (rank 0 and 1 of a ping-pong, r and r+1 of a halo exchange) on different cores, and rank 0, where the
+ * small collectives gather, with the last rank, which the root serves last.
  */
 final class CoreShares {
     private static final Path STATUS = Path.of("/proc/self/status");

@@ -32,8 +32,8 @@ import io.netty.util.internal.ThreadExecutorMap;
  * One event loop for all of a rank's connections, driven by whichever thread waits for a message. A thread that
  * waits ({@link #driveUntil}) polls the sockets itself, so the message it waits for is read, matched and delivered
  * on its own thread: nobody else has to be woken first, and waking a thread on a virtual machine costs as much as
- * the message itself (a bare Netty ping-pong between two JVMs: 16-17 µs per round trip with an event-loop thread
- * and a waiter that checks, 8 µs when the waiter polls). Netty's own {@code ManualIoEventLoop} is tied to one
+ * the message itself (a bare Netty ping-pong between two JVMs takes twice as long with an event-loop thread as
+ * with a waiter that polls). Netty's own {@code ManualIoEventLoop} is tied to one
  * thread for its lifetime, so this loop lets the thread that drives it change: one at a time, under a lock, and
  * {@link #inEventLoop(Thread)} is true only for the thread driving it at that moment.
  *
@@ -45,9 +45,8 @@ import io.netty.util.internal.ThreadExecutorMap;
  * #CROWDED_SPIN_NANOS}). While a message is part way through a connection,
  * both windows, and the waiter's time, count from the last event it handled: a large message arrives in pieces,
  * and a receiver that slept between them was woken for each (plain Java sockets that poll move 16 MiB between two
- * JVMs in 2.5-2.6 ms, as the C stacks do, and in 3.2-3.4 when they block; a Pario 16 MiB exchange went from 4.1-4.3
- * to 3.3 ms a round). Counting every event that way kept waiting ranks polling on unrelated traffic, taking the
- * cores of 4 ranks on 2 from the rank with work.
+ * JVMs as fast as the C stacks do, and a quarter slower when they block). Counting every event that way kept
+ * waiting ranks polling on unrelated traffic, taking the cores of 4 ranks on 2 from the rank with work.
  *
  * <p>When nobody waits, a background thread drives the loop, blocking in the poll as an ordinary event loop does.
  * A waiter that arrives while it blocks wakes it and takes over once it has let go. After a wait that ended with
@@ -57,10 +56,10 @@ import io.netty.util.internal.ThreadExecutorMap;
  * well. While a thread drives the loop the background thread sleeps, looking again every 1 ms while the rank owes
  * its peers progress that nobody may wait for (a rendezvous send whose receiver will ask for the data, a write
  * Netty has not finished; the last waiter to leave then wakes it, and so does such work begun while nobody waits),
- * and otherwise only every quiet period: each of its wake-ups preempts the thread at work on its core (a 1 MiB
- * ping-pong between two JVMs on 2 cores took about 12% less time with a 20 ms period than with 1 ms). So an event
+ * and otherwise only every quiet period: each of its wake-ups preempts the thread at work on its core. So an event
  * that arrives after a wait, while nobody waits and nothing is owed, waits for the next wait or at most the quiet
- * period, as in MPI libraries without a progress thread.
+ * period, as in MPI libraries without a progress thread. The measurements behind each window are in
+ * docs/history/benchmarks-2026-11.md.
  *
  * <p>A thread that drives the loop must not block in a callback; one that waits again from inside a callback
  * (already driving) only checks, as it cannot drive the loop twice.
@@ -75,41 +74,33 @@ final class DrivenEventLoop extends AbstractScheduledEventExecutor implements Io
     /**
      * How long a waiter polls without blocking before it sleeps in the poll ({@code -Dpario.tightPollNanos},
      * default 200 µs), where ranks do not outnumber cores. Shorter windows feed on themselves: a waiter that slept
-     * answers late, so its peer's next wait outlasts the window and it sleeps too (2 ranks on 2 cores, 8 B
-     * ping-pong round trips: 56-59 µs median with 20 µs, 14-15 with 40 or 50, and on a busier day 98-103 with 50
-     * against 18-20 with 200). The first byte of a message of a MiB comes more than 50 µs after its sender starts
-     * packing it, so with 50 µs every such wait ended asleep and cost a wake-up: a 1 MiB ping-pong between 2 ranks
-     * took 310-330 µs a message against 160-190 with 150-300 µs windows, MPICH's 150. Yielding between polls instead
-     * of sleeping kept the poller's core from the sender whenever the scheduler had put both on one core (8 B
-     * collectives then 22-30 µs, or 60-70 when polling tightly, in a third to all of the runs).
+     * answers late, so its peer's next wait outlasts the window and it sleeps too. The first byte of a message of a
+     * MiB comes more than 50 µs after its sender starts packing it, so shorter windows made every such wait end
+     * asleep and cost a wake-up. Yielding between polls instead of sleeping kept the poller's core from the sender
+     * whenever the scheduler had put both on one core.
      */
     private static final long TIGHT_NANOS = Long.getLong("pario.tightPollNanos", 200_000L);
     /**
      * How long a waiter polls, yielding its core between polls, before it sleeps in the poll
      * ({@code -Dpario.crowdedPollNanos}, default 200 µs), where ranks outnumber cores. A sleeping rank costs its
      * sender a wake-up per message and itself a switch back in; a yielding one hands its core to whichever rank
-     * there has work and is found by the next poll. 4 ranks on 2 cores, {@code pario bench comm -n 4}, 8 B: barrier
-     * 46-56 µs against 70 when sleeping at once, allreduce 45-59 against 73-81, bcast 23-66 against 55-57; a plain C
-     * program of the same dissemination barrier over loopback TCP takes 46-55 µs sleeping and 24-36 yielding. 0
-     * sleeps at once.
+     * there has work and is found by the next poll, as a plain C program of the same barrier shows too. 0 sleeps at
+     * once.
      */
     private static final long CROWDED_NANOS = Long.getLong("pario.crowdedPollNanos", 200_000L);
     /**
      * The longest a crowded waiter yields before it sleeps ({@code -Dpario.crowdedPollMaxNanos}, default 1 ms): its
      * window is half as long again as the longest of its recent waits, at least {@link #CROWDED_NANOS}. A wait as long
-     * as the window often ended asleep and paid a wake-up: a 4-rank 1 MiB ping-pong of direct buffers took 341-348 µs
-     * a round trip with 200 µs windows and 238-247 with 1 ms, but fixed 1 ms windows slowed the 8 B ping-pong, whose
-     * waits are short, by a few per cent (docs/benchmarks.md).
+     * as the window often ended asleep and paid a wake-up, while fixed long windows slowed short waits.
      */
     private static final long CROWDED_MAX_NANOS = Long.getLong("pario.crowdedPollMaxNanos", 1_000_000L);
     /**
      * How long a crowded waiter polls without yielding before it starts to yield, when its message's sender is at
      * work on it already ({@code prompt}; {@code -Dpario.crowdedSpinNanos}, default 3 µs): the sender holds a core,
      * and a yield hands this waiter's core to a rank that does not owe it anything, which keeps it until it waits in
-     * turn. 4 ranks on 2 cores, an 8 B linear bcast timed after a barrier: the rank released first got the first
-     * message and ended last, 13.4-13.8 µs after it left the barrier while ranks released later took its core; 5.0-5.1
-     * µs with this. Every crowded wait so (5 µs) slowed the collectives through rank 0 by half, as its waits for the
-     * others' messages kept a core they needed: 8 B barrier 19.4 against 31.3 µs, allreduce 21.8 against 32.7.
+     * turn: in a linear bcast the rank released first got the first message and ended last, while ranks released
+     * later took its core. Keeping the core in every crowded wait slowed the collectives through rank 0 by half, as
+     * its waits for the others' messages kept a core they needed.
      */
     private static final long CROWDED_SPIN_NANOS = Long.getLong("pario.crowdedSpinNanos", 3_000L);
     /** The longest recent wait that ended with its future done, decaying by an eighth with each later one. */

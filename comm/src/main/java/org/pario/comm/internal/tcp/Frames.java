@@ -414,11 +414,9 @@ final class Frames {
          * @return an empty buffer over receive memory, or null to read into a buffer of the connection's own
          */
         ByteBuf landingSpace() {
-            // in place, the receiving core copies each byte once instead of twice (64 MiB gathers at 4 ranks, 49-51
-            // ms against 72-75; a lone 16 MiB ping-pong 2.8-3.3 ms against 4.4-4.9). Under BBR congestion control a
-            // lone stream was faster through the connection's small buffers (64 MiB ping-pong 16 ms against 21-22):
-            // it drained the socket in smaller, steadier steps, and BBR paced the sender less; inPlaceMinStreams 2
-            // keeps that
+            // in place, the receiving core copies each byte once instead of twice. Under BBR congestion control a
+            // lone stream was faster through the connection's small buffers: it drained the socket in smaller,
+            // steadier steps, and BBR paced the sender less; inPlaceMinStreams 2 keeps that
             return landing == null || streams.get() < inPlaceMinStreams || internalBuffer().isReadable() ? null
                 : landing.space(landingLeft);
         }

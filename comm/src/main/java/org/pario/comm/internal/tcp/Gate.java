@@ -72,10 +72,11 @@ final class Gate {
      * thread's, written into the socket at once, and the next filled while the receiver reads it, so that the
      * receiver's work overlaps this thread's instead of following all of it. The pieces go through one buffer that
      * stays in the core's cache, where filling a whole frame of 1 MiB wrote memory the cache could not keep (packing
-     * into pieces of one small buffer took two thirds of the time, {@code bench/.../PieceCopy}). The buffer is the thread's, not the connection's, so that a rank
-     * sending to many peers holds one, not one per peer; the collector frees it with the thread. Once the socket
-     * takes less than a piece, or where frames cannot be written directly, the rest is filled into the frame and
-     * goes as {@link #write} sends it. No other frame comes between the pieces.
+     * into pieces of one small buffer took two thirds of the time, {@code bench/.../PieceCopy}). The buffer is the
+     * thread's, not the connection's, so that a rank sending to many peers holds one, not one per peer; the
+     * collector frees it with the thread. Once the socket takes less than a piece, or where frames cannot be written
+     * directly, the rest is filled into the frame and goes as {@link #write} sends it. No other frame comes between
+     * the pieces.
      *
      * @param frame    a direct buffer whose bytes up to its writer index (the header) lead the frame, with room for
      *                 all of it; its data is filled only when the rest goes through Netty

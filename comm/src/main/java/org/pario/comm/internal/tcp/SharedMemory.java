@@ -56,9 +56,8 @@ final class SharedMemory implements AutoCloseable {
     /**
      * Bytes packed between two publications of the count ({@code -Dpario.shmChunkBytes}, default 64 KiB): small
      * enough that the receiver starts unpacking soon after the sender starts packing, large enough that the count's
-     * cache line does not move between the cores for every few lines of data. Plain Java through one mapping, 1 MiB
-     * each way: 152-154 µs a message published whole, 90 in 64 KiB chunks, 104 in 256 KiB ({@code bench/.../ShmFloor},
-     * docs/benchmarks.md).
+     * cache line does not move between the cores for every few lines of data; 64 KiB measured best through one
+     * mapping in plain Java ({@code bench/.../ShmFloor}, docs/history/benchmarks-2026-11.md).
      */
     static final int CHUNK_BYTES = Math.max(4096, Integer.getInteger("pario.shmChunkBytes", 64 << 10));
     private static final VarHandle LONGS = MethodHandles.byteBufferViewVarHandle(long[].class,
@@ -321,9 +320,8 @@ final class SharedMemory implements AutoCloseable {
          * Waits until more than {@code done} bytes are packed or packing failed, yielding the core between polls
          * (where a core is free that costs a system call that returns at once; where threads outnumber cores, the
          * sender or the caller's own rank may need it), and after 1 ms sleeping a little between them. Polling
-         * without yielding for the first 50 µs measured slower wherever a rank's event-loop thread fetched while its
-         * main thread packed: at 2 ranks a 16 MiB allreduce 6.1-9.1 ms against 5.4-6.8, alltoall 2.7-3.2 against
-         * 2.3-2.5, the 1 MiB ping-pong the same (docs/benchmarks.md).
+         * without yielding at first measured slower wherever a rank's event-loop thread fetched while its main thread
+         * packed (docs/history/benchmarks-2026-11.md).
          *
          * @param done       the bytes the caller has taken already
          * @param stallNanos how long the count may stand still before the sender counts as hung

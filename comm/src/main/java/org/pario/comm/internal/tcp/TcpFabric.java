@@ -79,10 +79,9 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
      * and leaves the others at the system's default; {@code system} leaves every connection at the system's
      * default; any other name sets that algorithm on every connection. Some systems (this one among them) default
      * to BBR, which paces a sender at the rate it has measured the path to carry; over loopback it retransmits
-     * spuriously (hundreds of fast retransmits per hundred 16 MiB collectives, all undone by duplicate SACKs, each
-     * cutting the sender's window) and holds bulk transfers well below what the link carries, where cubic does
-     * neither (2 ranks, 64 MiB gather 22.3-23.2 ms against 27.8-40.2, 16 MiB alltoall 7.1-7.4 against 7.7-8.7;
-     * Open MPI's 64 MiB ping-pong 6.0 ms against 14.9 with cubic as the system's default). Only the native epoll
+     * spuriously (fast retransmits undone by duplicate SACKs, each cutting the sender's window) and holds bulk
+     * transfers well below what the link carries, where cubic does neither, for C stacks too
+     * (docs/history/benchmarks-2026-11.md). Only the native epoll
      * transport can set it; with NIO every connection keeps the default.
      */
     private final String congestion = System.getProperty("pario.tcpCongestion", "auto");
@@ -199,8 +198,8 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
      * The level of Netty's buffer leak detection while a rank runs: off, unless the JVM was started with one
      * ({@code -Dio.netty.leakDetection.level}, or its older name). At Netty's default level a buffer in 128 carries a
      * record whose stack trace is taken when it is made and again when it is released, and a rank makes a buffer
-     * for nearly every message: in a 4-rank barrier loop on 2 cores those stack traces took about 1% of the cores
-     * and each barrier a tenth of its time (docs/benchmarks.md, "Netty's leak records off"). {@code SoakTest} runs
+     * for nearly every message, and the stack traces took a tenth of a small collective's time
+     * (docs/history/benchmarks-2026-11.md, "Netty's leak records off"). {@code SoakTest} runs
      * its ranks at the paranoid level and fails on any leak reported.
      *
      * @param level   the level property, or null
@@ -516,11 +515,8 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
      * staged message count). A smaller one is fetched from the file; all its receiver says over the connection is
      * that it is done with it, which the rank takes in at its next wait or send. Counting those, each wait that
      * ended before the receiver said so woke the background thread to drive the loop, on the cores the two ranks'
-     * copies needed: at 2 ranks a 1 MiB alltoall through shared memory (512 KiB a message) took 137-161 µs a call
-     * so, 120-132 without; a 1 MiB allreduce 377-403 against 303-330; at 4 ranks a 1 MiB allreduce 976-985 against
-     * 744-917. From a MiB the woken thread pays for itself, unpacking the peer's next message while the rank's own
-     * thread combines or copies: a 4 MiB allreduce at 2 ranks (2 MiB halves) took 1407-1624 µs with it, 1962-2180
-     * without (docs/benchmarks.md).
+     * copies needed, and slowed exchanges of such messages. From a MiB the woken thread pays for itself, unpacking
+     * the peer's next message while the rank's own thread combines or copies (docs/history/benchmarks-2026-11.md).
      */
     private static final long STAGED_OWE_MIN = Long.getLong("pario.stagedOweMinBytes", 1L << 20);
     /**
@@ -554,8 +550,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
      * Pieces per block of a parked message's memory: 8 MiB worth ({@code -Dpario.rendezvousBlockBytes}), at least
      * one piece. Blocks rather than one buffer per message, so that a message beyond 2 GiB can wait at its sender,
      * and so that once its receiver asks, packing can stay a few blocks ahead of the socket ({@link #awaitRoom}):
-     * the same few spare blocks serve the whole message, warm in the cache, instead of fresh memory of its size
-     * (a 64 MiB gather at 2 ranks took 18.0-18.2 ms against 20.8-21.2 with 64 MiB blocks).
+     * the same few spare blocks serve the whole message, warm in the cache, instead of fresh memory of its size.
      */
     static final int BLOCK_PIECES = (int) Math.max(1, Long.getLong("pario.rendezvousBlockBytes", 8 << 20) / PIECE);
     /** What an eager message costs in credit: its bytes, and at least its envelope's worth. */
@@ -630,8 +625,8 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
      * ({@code -Dpario.eagerInPlaceMinBytes}, default 64 KiB; above {@code pario.eagerMaxBytes} never): the frame's
      * header and the caller's bytes go to the socket in one gathering write, so the only copy on this side is the
      * kernel's, and the send returns once the socket has taken them all. Packing first cost a 1 MiB message most of
-     * a copy of it before its first byte left (2 ranks, direct buffers: a 1 MiB round trip 302-333 µs packed,
-     * 205-228 in place; 64 KiB 33.8-39.8 against 31.7-34.5; 16 KiB no difference; docs/benchmarks.md).
+     * a copy of it before its first byte left; below 64 KiB the two make no difference
+     * (docs/history/benchmarks-2026-11.md).
      */
     private final long eagerInPlaceMin = Long.getLong("pario.eagerInPlaceMinBytes", 64 << 10);
 
@@ -663,11 +658,9 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
      * Smallest eager message from one run of memory other than a direct buffer (a heap array) packed in pieces as it
      * leaves ({@code -Dpario.eagerPieceMinBytes}; above {@code pario.eagerMaxBytes} never), see {@link
      * #sendEagerInPieces}. Pieces pay where the receiver waits idle for the message, and cost a little where both
-     * ranks send and receive at once: at 2 ranks a 1 MiB ping-pong of {@code double[]} took 174-178 µs a message in
-     * pieces against 203-208 packed whole, a 512 KiB one a few per cent less, but a 1 MiB alltoall (512 KiB each way)
-     * 167-170 µs a call against 163-164; hence more than 512 KiB. Messages sent while earlier ones to the same peer
-     * are still unconsumed there (a stream, such as a pipelined bcast's segments) go whole: a 16 MiB bcast of 1 MiB
-     * segments took 3.6-3.7 ms in pieces against 2.7 (docs/benchmarks.md).
+     * ranks send and receive at once, as in an alltoall of 512 KiB messages; hence more than 512 KiB. Messages sent
+     * while earlier ones to the same peer are still unconsumed there (a stream, such as a pipelined bcast's
+     * segments) go whole, as pieces slowed them (docs/history/benchmarks-2026-11.md).
      */
     private final long eagerPieceMin = Long.getLong("pario.eagerPieceMinBytes", (512 << 10) + 1);
     /** The pieces of such a message ({@code -Dpario.eagerPieceBytes}). */
@@ -678,8 +671,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
      * at a time, each piece written into the socket as soon as it is packed: the receiver reads and unpacks one
      * while this thread packs the next, where packing the whole message first kept the receiver idle until the last
      * byte was packed. The pieces go through one small buffer of the sending thread's ({@link Gate#writeFilling}), so
-     * packing writes memory still in the core's cache and the kernel copies from there (a 1 MiB round trip of
-     * {@code double[]} at 2 ranks 311-326 µs so, 357-367 packed into the frame). The send returns once every
+     * packing writes memory still in the core's cache and the kernel copies from there. The send returns once every
      * piece is in the socket or handed to Netty, as a packed send does. Its credit was reserved by the caller; the
      * memory holds the run ({@link #covers}), so packing a piece cannot fail once the first has left.
      */
@@ -719,19 +711,15 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
      * Smallest message a collective sends in place ({@code -Dpario.sendInPlaceMinBytes}). Packing a rendezvous
      * message overlaps its request's round trip, and the sender's call returns once the data is packed; in place,
      * the sender waits for the round trip and for its receiver to drain the data. For messages of a few MiB that
-     * wait costs more than the copy saves (2 ranks on 2 cores, direct buffers: a 16 MiB alltoall, 8 MiB a message,
-     * took 8.2-9.2 ms a call in place against 5.8-6.3 packed), for 16 MiB the two are even, and from 32 MiB in place
-     * wins (the 64 MiB alltoall: 16.7-18.1 ms against 19.5-20.3). Eager messages of 256 KiB to 1 MiB sent in place
-     * (a header and the memory in one gathering write) gained nothing clear: a 1 MiB gather 137-225 µs against
-     * 137-175 packed. Figures in docs/benchmarks.md.
+     * wait costs more than the copy saves, for 16 MiB the two are even, and from 32 MiB in place wins. Eager
+     * messages of 256 KiB to 1 MiB sent in place (a header and the memory in one gathering write) gained nothing
+     * clear (docs/history/benchmarks-2026-11.md).
      */
     private final long sendInPlaceMin = Math.max(EAGER_MAX + 1,
         Long.getLong("pario.sendInPlaceMinBytes", 32L << 20));
     /**
      * The same where this host runs more ranks than it has cores ({@code -Dpario.crowdedSendInPlaceMinBytes}): CPU
-     * time is then what the ranks are short of, and a copy saved counts for more than the wait (4 ranks on 2 cores,
-     * direct buffers, from 2 MiB against 32: a 16 MiB alltoall, 4 MiB a message, 9.1-10.0 ms a call against 12.1, a
-     * 64 MiB one 44.2-51.7 against 60.0-63.3, a 16 MiB gather 12.7-12.8 against 14.0-14.3).
+     * time is then what the ranks are short of, and a copy saved counts for more than the wait.
      */
     private final long crowdedSendInPlaceMin = Math.max(EAGER_MAX + 1,
         Long.getLong("pario.crowdedSendInPlaceMinBytes", 2L << 20));
@@ -1379,8 +1367,8 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         if (p.segment == null && group instanceof DrivenEventLoop loop) {
             // its request may come while this thread does something else: the loop must not sleep through it. A
             // message staged in shared memory is fetched from there, and its receiver's word that it is done can
-            // wait for this rank's next wait or send: waking the loop's thread for it cost each 1 MiB message 60-130
-            // µs of its 2 ranks' 2 cores (docs/benchmarks.md)
+            // wait for this rank's next wait or send: waking the loop's thread for it cost the cores a 1 MiB message
+            // needed
             loop.owing();
         }
         if (departed(p.dest)) {
