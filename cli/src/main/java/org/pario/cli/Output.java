@@ -121,16 +121,6 @@ final class Output {
         }
     }
 
-    /** @return where the command writes: the hidden file beside the target */
-    String hidden() {
-        return hidden;
-    }
-
-    /** @return the target */
-    String target() {
-        return target;
-    }
-
     /**
      * Publishes the written file under the target's name (replacing it), synced, in one rename.
      *

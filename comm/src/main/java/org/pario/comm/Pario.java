@@ -78,11 +78,7 @@ public final class Pario {
     /** @return a world of one rank, this process, over the in-JVM transport: nothing listens on a socket */
     static Communicator singleton() {
         final LocalFabric fabric = new LocalFabric(1);
-        final ExecutorService workers = Executors.newCachedThreadPool(r -> {
-            final Thread t = new Thread(r, "pario-worker");
-            t.setDaemon(true);
-            return t;
-        });
+        final ExecutorService workers = workers();
         return new Communicator(fabric, new int[] {0}, 0, 0, new Communicator.RankState(workers, 1), () -> {
             fabric.depart(0, null);
             workers.shutdownNow();
@@ -104,12 +100,7 @@ public final class Pario {
         if (b.rank() == 0) {
             b.unpublish();
         }
-        final AtomicInteger n = new AtomicInteger();
-        final ExecutorService workers = Executors.newCachedThreadPool(r -> {
-            final Thread t = new Thread(r, "pario-worker-" + n.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
+        final ExecutorService workers = workers();
         final int[] world = new int[b.size()];
         for (int r = 0; r < world.length; r++) {
             world[r] = r;
@@ -117,6 +108,16 @@ public final class Pario {
         return new Communicator(fabric, world, b.rank(), 0, new Communicator.RankState(workers, 1), () -> {
             fabric.close();
             workers.shutdownNow();
+        });
+    }
+
+    /** @return the daemon threads a rank runs its nonblocking operations on */
+    private static ExecutorService workers() {
+        final AtomicInteger n = new AtomicInteger();
+        return Executors.newCachedThreadPool(r -> {
+            final Thread t = new Thread(r, "pario-worker-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
         });
     }
 }
