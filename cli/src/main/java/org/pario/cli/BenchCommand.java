@@ -22,21 +22,6 @@ final class BenchCommand implements Runnable {
         throw new picocli.CommandLine.ParameterException(spec.commandLine(), "a benchmark is required: comm or io");
     }
 
-    /**
-     * @return this JVM's {@code pario.*} system properties as {@code -D} options, so that settings given to the
-     *     command (transport, tuning, thresholds) reach the ranks it starts
-     */
-    static List<String> parioProperties() {
-        final List<String> options = new ArrayList<>();
-        for (final String name : System.getProperties().stringPropertyNames()) {
-            if (name.startsWith("pario.")) {
-                options.add("-D" + name + "=" + System.getProperty(name));
-            }
-        }
-        java.util.Collections.sort(options);
-        return options;
-    }
-
     /** {@code pario bench comm -n N}: point-to-point messages and collectives between N JVM ranks over TCP. */
     @Command(name = "comm", mixinStandardHelpOptions = true,
         description = "Latency and bandwidth of a ping-pong between ranks 0 and 1 and of barrier, bcast, allreduce, "
@@ -73,11 +58,8 @@ final class BenchCommand implements Runnable {
             }
             // a ping-pong between ranks 0 and 1 needs both
             RankCounts.jvms("-n", ranks, 2);
-            final List<String> command = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx3g"));
-            command.addAll(parioProperties());
-            command.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName(), "bench", "comm",
-                "--worker"));
+            final List<String> command = Jvm.command("-Xmx3g");
+            command.addAll(List.of(Main.class.getName(), "bench", "comm", "--worker"));
             if (direct) {
                 command.add("--direct");
             }
@@ -142,11 +124,8 @@ final class BenchCommand implements Runnable {
             IoBenchmark.check(pattern, ranks, size);
             final String path = Locations.scratch("--file", file, existing -> false);
             Locations.scratch("--file", file + ".warmup", existing -> false);
-            final List<String> command = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx3g"));
-            command.addAll(parioProperties());
-            command.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName(), "bench", "io",
-                "--worker", "--size", Long.toString(size), "--pattern", pattern, "--file", path,
+            final List<String> command = Jvm.command("-Xmx3g");
+            command.addAll(List.of(Main.class.getName(), "bench", "io", "--worker", "--size", Long.toString(size), "--pattern", pattern, "--file", path,
                 "--warmup", Double.toString(warmup)));
             // checked here, so that a bad hint fails before any rank starts
             hint.hints();

@@ -86,10 +86,9 @@ final class DemoCommand implements Callable<Integer> {
         try {
             for (final String phase : new String[] {"write", "restore"}) {
                 final int ranks = phase.equals("write") ? 4 : 6;
-                final List<String> command = new ArrayList<>(List.of(
-                    Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx2g", "-cp",
-                    System.getProperty("java.class.path"), Main.class.getName(), "demo", "--worker", phase,
-                    "--edge", Long.toString(edge), "--file", path));
+                final List<String> command = Jvm.command("-Xmx2g");
+                command.addAll(List.of(Main.class.getName(), "demo", "--worker", phase, "--edge",
+                    Long.toString(edge), "--file", path));
                 final int status = LaunchCommand.launch(ranks, "127.0.0.1", 60, command, out,
                     spec.commandLine().getErr(), true);
                 if (status != 0) {

@@ -258,9 +258,8 @@ final class ViewCommand implements Runnable {
         /** Starts one JVM per rank running the same subcommand with {@code --as-rank}; returns the job's status. */
         int launchJob(final int ranks, final List<String> subcommand, final picocli.CommandLine cmd)
             throws IOException, InterruptedException {
-            final List<String> command = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), Main.class.getName(), "view"));
+            final List<String> command = Jvm.command();
+            command.addAll(List.of(Main.class.getName(), "view"));
             command.addAll(subcommand);
             command.add("--as-rank");
             return LaunchCommand.launch(ranks, "127.0.0.1", 60, command, cmd.getOut(), cmd.getErr(), false);

@@ -10,6 +10,7 @@ import org.pario.ParioException;
 import org.pario.comm.internal.ArrayCombine;
 import org.pario.comm.internal.Reductions;
 import org.pario.comm.internal.Scratch;
+import org.pario.comm.settings.CollectiveTuning;
 import org.pario.datatypes.DataRepresentation;
 import org.pario.datatypes.Datatype;
 import org.pario.datatypes.Memory;
@@ -194,7 +195,7 @@ final class Collectives {
                                        final int root, final int tag, final boolean rootAtWork) {
         final Request<Status> r = c.irecvOn(c.collectiveContext, m, count, type, root, tag);
         final boolean prompt = rootAtWork
-            && (type.size() == 0 || count <= CollectiveTuning.DEFAULT.promptWaitMaxBytes() / type.size());
+            && (type.size() == 0 || count <= c.state.settings.tuning().promptWaitMaxBytes() / type.size());
         return new Pending(c, prompt ? r.sentPromptly() : r, root, tag).join();
     }
 
@@ -208,7 +209,7 @@ final class Collectives {
     static void barrier(final Communicator c, final int seq) {
         final int n = c.size();
         final byte[] none = new byte[0];
-        if (n > 2 && n <= CollectiveTuning.DEFAULT.barrierLinearMaxRanks()) {
+        if (n > 2 && n <= c.state.settings.tuning().barrierLinearMaxRanks()) {
             linearBarrier(c, seq, none);
             return;
         }
@@ -300,7 +301,7 @@ final class Collectives {
         Checks.count("count", count);
         final Memory m = memory("buf", buf);
         final int n = c.size();
-        final CollectiveTuning tuning = CollectiveTuning.DEFAULT;
+        final CollectiveTuning tuning = c.state.settings.tuning();
         if (n >= 2 && type.size() > 0 && count * type.size() >= tuning.bcastPipelineMinBytes()) {
             pipelinedBcast(c, seq, m, count, type, root, Math.max(1, tuning.bcastSegmentBytes()));
             return;
@@ -586,7 +587,7 @@ final class Collectives {
     static void alltoall(final Communicator c, final int seq, final Object sendbuf, final long sendcount,
                          final Datatype sendtype, final Object recvbuf, final long recvcount, final Datatype recvtype) {
         final int n = c.size();
-        final CollectiveTuning tuning = CollectiveTuning.DEFAULT;
+        final CollectiveTuning tuning = c.state.settings.tuning();
         Checks.count("recvcount", recvcount);
         final long block = Packer.packedSize(Checks.type(recvtype), recvcount, DataRepresentation.NATIVE);
         if (n > 2 && n <= tuning.alltoallLinearMaxRanks() && block > 0
@@ -739,7 +740,7 @@ final class Collectives {
             final Memory in = memory("sendbuf", sendbuf);
             source = i -> in.at(sdispls[i]);
         }
-        if (n == 1 || allAtOnce(scounts, stypes, recvcounts, recvtypes)) {
+        if (n == 1 || allAtOnce(c, scounts, stypes, recvcounts, recvtypes)) {
             // every receive posted and every block sent before any wait: one round of waiting instead of n - 1
             // (each rank decides alone; the messages are the same either way)
             final Pending[] posted = new Pending[n];
@@ -775,9 +776,9 @@ final class Collectives {
     }
 
     /** @return whether every block this rank sends or receives is at most the all-at-once limit */
-    private static boolean allAtOnce(final long[] scounts, final Datatype[] stypes, final long[] rcounts,
+    private static boolean allAtOnce(final Communicator c, final long[] scounts, final Datatype[] stypes, final long[] rcounts,
                                      final Datatype[] rtypes) {
-        final long limit = CollectiveTuning.DEFAULT.alltoallAllAtOnceMaxBytes();
+        final long limit = c.state.settings.tuning().alltoallAllAtOnceMaxBytes();
         for (int i = 0; i < scounts.length; i++) {
             if (scounts[i] * stypes[i].size() > limit || rcounts[i] * rtypes[i].size() > limit) {
                 return false;
@@ -899,17 +900,15 @@ final class Collectives {
         return acc;
     }
 
-    /**
-     * The largest operand, in packed bytes per rank, that reduce, allreduce, reduce_scatter, scan and exscan
-     * combine in one piece ({@code -Dpario.reductionSliceBytes}, default 64 MiB, at most 2 GiB - 8). A larger operand is reduced slice by
-     * slice of whole elements, each slice a reduction of its own with the same call number on every rank; operations
-     * act element by element (MPI lets user functions be called on parts of the count), so the slices' results make
-     * the whole result. Partial results live in Java arrays, so without slices an operand could not pass 2 GiB, and
-     * a reduction's own memory would grow with its operand: with them it stays within a few slices whatever the
-     * count, and large reductions were no slower in slices. Not final: tests make it small.
+    /*
+     * The largest operand, in packed bytes per rank, that reduce, allreduce, reduce_scatter, scan and exscan combine
+     * in one piece is CollectiveTuning.reductionSliceBytes. A larger operand is reduced slice by slice of whole
+     * elements, each slice a reduction of its own with the same call number on every rank; operations act element
+     * by element (MPI lets user functions be called on parts of the count), so the slices' results make the whole
+     * result. Partial results live in Java arrays, so without slices an operand could not pass 2 GiB, and a
+     * reduction's own memory would grow with its operand: with them it stays within a few slices whatever the count,
+     * and large reductions were no slower in slices.
      */
-    static long reductionSliceBytes = Math.max(1, Math.min(Long.getLong("pario.reductionSliceBytes", 64L << 20),
-        Integer.MAX_VALUE - 8));
 
     /** A reduction over {@code count} elements starting in the buffers given. */
     private interface Slice {
@@ -917,13 +916,13 @@ final class Collectives {
     }
 
     /**
-     * Runs a reduction slice by slice when its operand is larger than {@link #reductionSliceBytes}.
+     * Runs a reduction slice by slice when its operand is larger than the slice size.
      *
      * @return false when the operand fits one piece and the caller should reduce it whole
      */
-    private static boolean inSlices(final Object sendbuf, final Object recvbuf, final long count, final Datatype type,
+    private static boolean inSlices(final Communicator c, final Object sendbuf, final Object recvbuf, final long count, final Datatype type,
                                     final Slice slice) {
-        final long per = sliceElements(type, count);
+        final long per = sliceElements(c, type, count);
         if (per == 0) {
             return false;
         }
@@ -936,12 +935,12 @@ final class Collectives {
 
     /**
      * @return how many elements of {@code type} go in one slice when {@code count} of them pass
-     *     {@link #reductionSliceBytes}, else 0: the reduction runs whole (an element larger than the slice size goes
+     *     the slice size, else 0: the reduction runs whole (an element larger than the slice size goes
      *     alone, and packing it then names its size)
      */
-    private static long sliceElements(final Datatype type, final long count) {
+    private static long sliceElements(final Communicator c, final Datatype type, final long count) {
         final long size = Checks.type(type).size();
-        final long limit = reductionSliceBytes;
+        final long limit = c.state.settings.tuning().reductionSliceBytes();
         return size == 0 || count <= limit / size ? 0 : Math.max(1, limit / size);
     }
 
@@ -956,7 +955,7 @@ final class Collectives {
         if (sendbuf == Communicator.IN_PLACE && c.rank != root) {
             throw ParioException.argument("reduce: IN_PLACE is only allowed as the root's send buffer");
         }
-        if (inSlices(sendbuf, recvbuf, count, type, (s, r, k) -> reduce(c, seq, s, r, k, type, op, root))) {
+        if (inSlices(c, sendbuf, recvbuf, count, type, (s, r, k) -> reduce(c, seq, s, r, k, type, op, root))) {
             return;
         }
         final Reductions.Element e = Reductions.element(op, type, count);
@@ -976,21 +975,21 @@ final class Collectives {
     static void allreduce(final Communicator c, final int seq, final Object sendbuf, final Object recvbuf,
                           final long count, final Datatype type, final Op op) {
         Checks.count("count", count);
-        if (inSlices(sendbuf, recvbuf, count, type, (s, r, k) -> allreduce(c, seq, s, r, k, type, op))) {
+        if (inSlices(c, sendbuf, recvbuf, count, type, (s, r, k) -> allreduce(c, seq, s, r, k, type, op))) {
             return;
         }
         final Reductions.Element e = Reductions.element(op, type, count);
         final int n = c.size();
         if (op.commutative() && n > 1 && Integer.bitCount(n) == 1 && isPlainBasic(type)
             && Packer.packedSize(type, count, DataRepresentation.NATIVE)
-                >= CollectiveTuning.DEFAULT.allreduceLargeMinBytes()) {
+                >= c.state.settings.tuning().allreduceLargeMinBytes()) {
             directRabenseifner(c, seq, sendbuf, recvbuf, count, type, op);
             return;
         }
         final byte[] own = operand(c, sendbuf, recvbuf, count, type);
         final int length = own.length;
         byte[] result;
-        final CollectiveTuning tuning = CollectiveTuning.DEFAULT;
+        final CollectiveTuning tuning = c.state.settings.tuning();
         final boolean throughRankZero = op.commutative() && n > 2 && n <= tuning.allreduceLinearMaxRanks()
             && length <= tuning.allreduceLinearMaxBytes();
         if (throughRankZero || !op.commutative() || n == 1) {
@@ -999,7 +998,7 @@ final class Collectives {
                 result = c.state.scratch.take(length);
             }
             bcast(c, seq, result, length, Datatype.BYTE, 0, false);
-        } else if (own.length >= CollectiveTuning.DEFAULT.allreduceLargeMinBytes()) {
+        } else if (own.length >= c.state.settings.tuning().allreduceLargeMinBytes()) {
             result = rabenseifner(c, seq, own, e, op);
         } else {
             result = recursiveDoubling(c, seq, own, e, op);
@@ -1086,7 +1085,7 @@ final class Collectives {
         final Object acc = !inArrays ? scratch.take((int) (kept * size))
             : half == 1 ? null : scratch.takeArray(ownArray.getClass().getComponentType(), (int) kept);
         final byte[] incoming = scratch.take((int) (kept * size));
-        final CollectiveTuning tuning = CollectiveTuning.DEFAULT;
+        final CollectiveTuning tuning = c.state.settings.tuning();
         // whole blocks are one piece each
         final long segment = n <= tuning.allreduceSegmentMaxRanks()
             ? Math.max(1, tuning.allreduceSegmentBytes() / size) : Math.max(1, count);
@@ -1473,7 +1472,7 @@ final class Collectives {
             Checks.count("recvcounts[" + i + "]", recvcounts[i]);
             total = Math.addExact(total, recvcounts[i]);
         }
-        final long per = sliceElements(type, total);
+        final long per = sliceElements(c, type, total);
         if (per > 0) {
             // slice by slice of the whole operand, each rank getting the part of its block in the slice. In place, a
             // slice's operand is packed before its results land, and they land no further on than the slice ends,
@@ -1544,7 +1543,7 @@ final class Collectives {
     static void scan(final Communicator c, final int seq, final Object sendbuf, final Object recvbuf, final long count,
                      final Datatype type, final Op op, final boolean exclusive) {
         Checks.count("count", count);
-        if (inSlices(sendbuf, recvbuf, count, type, (s, r, k) -> scan(c, seq, s, r, k, type, op, exclusive))) {
+        if (inSlices(c, sendbuf, recvbuf, count, type, (s, r, k) -> scan(c, seq, s, r, k, type, op, exclusive))) {
             return;
         }
         final Reductions.Element e = Reductions.element(op, type, count);

@@ -15,6 +15,7 @@ import org.pario.comm.internal.Fabric;
 import org.pario.comm.internal.Message;
 import org.pario.comm.internal.MessageAccess;
 import org.pario.comm.internal.Scratch;
+import org.pario.comm.settings.CommSettings;
 import org.pario.datatypes.Datatype;
 import org.pario.datatypes.Memory;
 
@@ -67,20 +68,31 @@ public final class Communicator implements AutoCloseable {
     private final Runnable onClose;
     private volatile boolean closed;
 
-    /** What one rank shares among its communicators: the next free context id, its worker threads, its scratch. */
+    /**
+     * What one rank shares among its communicators: the next free context id, its worker threads, its scratch, its
+     * settings.
+     */
     static final class RankState {
         final AtomicLong nextContext = new AtomicLong(2);
         final ExecutorService executor;
         final Scratch scratch;
+        final CommSettings settings;
 
         /**
-         * @param executor     the rank's worker threads
+         * @param executor       the rank's worker threads
          * @param ranksInThisJvm how many ranks share this JVM's heap, and so its share for scratch arrays
+         * @param settings       the rank's settings
          */
-        RankState(final ExecutorService executor, final int ranksInThisJvm) {
+        RankState(final ExecutorService executor, final int ranksInThisJvm, final CommSettings settings) {
             this.executor = executor;
-            this.scratch = Scratch.configured(ranksInThisJvm);
+            this.settings = settings;
+            this.scratch = Scratch.configured(ranksInThisJvm, settings.scratchBytes());
         }
+    }
+
+    /** @return the settings this rank runs with */
+    public CommSettings settings() {
+        return state.settings;
     }
 
     Communicator(final Fabric fabric, final int[] group, final int rank, final int context, final RankState state) {

@@ -11,6 +11,7 @@ import org.pario.ErrorCategory;
 import org.pario.ParioException;
 import org.pario.comm.internal.Fabric;
 import org.pario.comm.internal.LocalFabric;
+import org.pario.comm.settings.CommSettings;
 
 /**
  * Runs N ranks as threads of this JVM, each with its own world communicator, over an in-JVM transport: the
@@ -77,7 +78,39 @@ public final class LocalCluster {
         if (ranks < 1) {
             throw ParioException.argument("ranks must be >= 1, got " + ranks);
         }
-        final Fabric fabric = new LocalFabric(ranks);
+        return call(ranks, CommSettings.fromSystemProperties(), body);
+    }
+
+    /**
+     * Runs {@code ranks} ranks with the given settings and waits for all of them.
+     *
+     * @param ranks    number of ranks, {@code >= 1}
+     * @param settings how the ranks communicate
+     * @param body     what each rank runs
+     * @throws ParioException as {@link #run(int, RankBody)}
+     */
+    public static void run(final int ranks, final CommSettings settings, final RankBody body) {
+        call(ranks, settings, world -> {
+            body.run(world);
+            return null;
+        });
+    }
+
+    /**
+     * Runs {@code ranks} ranks with the given settings and collects their results in rank order.
+     *
+     * @param ranks    number of ranks, {@code >= 1}
+     * @param settings how the ranks communicate
+     * @param body     what each rank computes
+     * @param <T>      result type
+     * @return each rank's result
+     * @throws ParioException as {@link #call(int, RankFunction)}
+     */
+    public static <T> List<T> call(final int ranks, final CommSettings settings, final RankFunction<T> body) {
+        if (ranks < 1) {
+            throw ParioException.argument("ranks must be >= 1, got " + ranks);
+        }
+        final Fabric fabric = new LocalFabric(ranks, settings);
         final int[] world = new int[ranks];
         for (int r = 0; r < ranks; r++) {
             world[r] = r;
@@ -91,7 +124,7 @@ public final class LocalCluster {
             final int rank = r;
             threads[r] = new Thread(() -> {
                 final Communicator comm = new Communicator(fabric, world, rank, 0,
-                    new Communicator.RankState(workers, ranks));
+                    new Communicator.RankState(workers, ranks, settings));
                 Throwable failure = null;
                 try {
                     results.set(rank, body.call(comm));

@@ -8,6 +8,7 @@ import org.pario.comm.internal.LocalFabric;
 import org.pario.comm.internal.tcp.TcpConfig;
 import org.pario.comm.internal.tcp.TcpFabric;
 import org.pario.comm.internal.tcp.TlsContexts;
+import org.pario.comm.settings.CommSettings;
 
 /**
  * Entry point for a rank that runs in its own JVM: joins the job and returns the world communicator, whose
@@ -77,26 +78,39 @@ public final class Pario {
 
     /** @return a world of one rank, this process, over the in-JVM transport: nothing listens on a socket */
     static Communicator singleton() {
-        final LocalFabric fabric = new LocalFabric(1);
+        final CommSettings settings = CommSettings.fromSystemProperties();
+        final LocalFabric fabric = new LocalFabric(1, settings);
         final ExecutorService workers = workers();
-        return new Communicator(fabric, new int[] {0}, 0, 0, new Communicator.RankState(workers, 1), () -> {
+        return new Communicator(fabric, new int[] {0}, 0, 0, new Communicator.RankState(workers, 1, settings), () -> {
             fabric.depart(0, null);
             workers.shutdownNow();
         });
     }
 
     /**
-     * Joins a job over TCP; returns once every rank has connected.
+     * Joins a job over TCP with the settings of the JVM's system properties ({@link
+     * CommSettings#fromSystemProperties()}); returns once every rank has connected.
      *
      * @param b how to find the job
      * @return the world communicator
      */
     public static Communicator init(final Bootstrap b) {
+        return init(b, CommSettings.fromSystemProperties());
+    }
+
+    /**
+     * Joins a job over TCP; returns once every rank has connected.
+     *
+     * @param b        how to find the job
+     * @param settings how this rank communicates
+     * @return the world communicator
+     */
+    public static Communicator init(final Bootstrap b, final CommSettings settings) {
         final TcpFabric fabric = TcpFabric.start(new TcpConfig(b.rank(), b.size(),
             b.token().getBytes(java.nio.charset.StandardCharsets.UTF_8), b.coordinatorBind(), b::lookup, b::publish,
             b.bindHost(), b.advertisedHost(), b.startupTimeout().toMillis(), MAX_MESSAGE,
             Math.max(1, b.failureTimeout().toMillis() / 5), b.failureTimeout().toMillis(),
-            b.tls() == null ? null : TlsContexts.load(b.tls().keyStore(), b.tls().password().toCharArray())));
+            b.tls() == null ? null : TlsContexts.load(b.tls().keyStore(), b.tls().password().toCharArray()), settings));
         if (b.rank() == 0) {
             b.unpublish();
         }
@@ -105,7 +119,7 @@ public final class Pario {
         for (int r = 0; r < world.length; r++) {
             world[r] = r;
         }
-        return new Communicator(fabric, world, b.rank(), 0, new Communicator.RankState(workers, 1), () -> {
+        return new Communicator(fabric, world, b.rank(), 0, new Communicator.RankState(workers, 1, settings), () -> {
             fabric.close();
             workers.shutdownNow();
         });

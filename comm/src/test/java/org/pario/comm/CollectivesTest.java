@@ -11,6 +11,8 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.api.Timeout;
 import org.pario.datatypes.Datatype;
+import org.pario.comm.settings.CollectiveTuning;
+import org.pario.comm.settings.CommSettings;
 
 /**
  * Every collective on 1 to 7 ranks and several sizes (0 included), against a naive reference computation, over
@@ -489,18 +491,15 @@ class CollectivesTest {
     @ParameterizedTest(name = "{0}, {1} ranks")
     @MethodSource("transportsAndRanks")
     void reductionsLargerThanASliceGoSliceBySlice(final Transport transport, final int n) {
-        final long before = Collectives.reductionSliceBytes;
         final int count = 12_345;
         final Op leftmost = Op.create("LEFTMOST", false,
             (in, inout, k, type) -> inout.put(0, in, 0, (int) (k * 8)));
-        try {
-            transport.run(n, world -> {
+        final CommSettings settings = CommSettings.fromSystemProperties();
+        transport.run(n, settings.with("reductionSliceBytes", 1000), world -> {
                 final int me = world.rank();
                 final int last = n - 1;
                 final long[] mine = new long[count];
                 Arrays.setAll(mine, k -> me * 1_000_000L + k);
-                Collectives.reductionSliceBytes = 1000;
-                world.barrier();
                 final long[] sum = new long[count];
                 world.allreduce(mine, sum, count, Datatype.LONG, Op.SUM);
                 final long[] inPlace = mine.clone();
@@ -536,13 +535,6 @@ class CollectivesTest {
                         "reduce_scatter at " + k);
                     assertEquals(myBlock[k], inPlaceBlock[k], "reduce_scatter in place at " + k);
                 }
-                final double[] big = data(me, 300_001);
-                final double[] bigSum = new double[big.length];
-                // the size is shared by the ranks' threads: every rank decides how to slice a call with the same one
-                world.barrier();
-                Collectives.reductionSliceBytes = 1 << 20;
-                world.allreduce(big, bigSum, big.length, Datatype.DOUBLE, Op.SUM);
-                world.barrier();
                 final long ranks = (long) n * (n - 1) / 2;
                 final long below = (long) me * (me - 1) / 2;
                 for (int k = 0; k < count; k++) {
@@ -557,6 +549,11 @@ class CollectivesTest {
                     }
                     assertEquals(k, first[k], "rank 0's operand comes first, at " + k);
                 }
+            });
+        transport.run(n, settings.with("reductionSliceBytes", 1 << 20), world -> {
+                final double[] big = data(world.rank(), 300_001);
+                final double[] bigSum = new double[big.length];
+                world.allreduce(big, bigSum, big.length, Datatype.DOUBLE, Op.SUM);
                 for (int k = 0; k < big.length; k += 997) {
                     double expected = 0;
                     for (int r = 0; r < n; r++) {
@@ -565,9 +562,6 @@ class CollectivesTest {
                     assertEquals(expected, bigSum[k], 1e-6 * Math.abs(expected), "large allreduce at " + k);
                 }
             });
-        } finally {
-            Collectives.reductionSliceBytes = before;
-        }
     }
 
     /** Ints of rank {@code src}'s alltoallw send buffer reserved for each destination (byte displacement 64 j). */
@@ -950,7 +944,7 @@ class CollectivesTest {
     @ParameterizedTest(name = "{0}, {1} ranks")
     @MethodSource("transportsAndRanks")
     void alltoallvMixingSmallAndLargeBlocksAcrossRanks(final Transport transport, final int n) {
-        final int large = (int) (CollectiveTuning.DEFAULT.alltoallAllAtOnceMaxBytes() / 4) + 1000;
+        final int large = (int) (CollectiveTuning.defaults().alltoallAllAtOnceMaxBytes() / 4) + 1000;
         transport.run(n, world -> {
             final int me = world.rank();
             final long[] sc = new long[n];

@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.pario.ParioException;
 import org.pario.comm.internal.tcp.TcpFabric;
+import org.pario.comm.settings.CommSettings;
 import org.pario.datatypes.Datatype;
 
 /**
@@ -34,7 +35,8 @@ class CongestionControlTest {
 
     /** Runs 3 ranks over epoll with the setting and returns what each rank's connections report, peer by peer. */
     private static List<String[]> connectionsWith(final String setting) {
-        return Transport.withProperty("pario.tcpCongestion", setting, () -> Transport.TCP.call(3, world -> {
+        return Transport.TCP.call(3, CommSettings.fromSystemProperties().with("tcpCongestion", setting),
+            world -> {
             // a ring of messages: every connection carries data
             final int n = world.size();
             final int[] got = new int[1];
@@ -48,7 +50,7 @@ class CongestionControlTest {
             }
             world.barrier();
             return seen;
-        }));
+        });
     }
 
     private static void assertEveryConnection(final String expected, final List<String[]> seen) {
@@ -92,8 +94,8 @@ class CongestionControlTest {
 
     @Test
     void nioConnectionsKeepTheSystemsDefaultAndWork() {
-        final List<String[]> seen = Transport.withProperty("pario.tcpCongestion", "reno",
-            () -> Transport.TCP_NIO.call(2, world -> {
+        final List<String[]> seen = Transport.TCP_NIO.call(2,
+            CommSettings.fromSystemProperties().with("tcpCongestion", "reno"), world -> {
                 final double[] got = new double[2];
                 if (world.rank() == 0) {
                     world.send(new double[] {1.5, 2.5}, 2, Datatype.DOUBLE, 1, 3);
@@ -102,7 +104,7 @@ class CongestionControlTest {
                     assertArrayEquals(new double[] {1.5, 2.5}, got);
                 }
                 return new String[] {((TcpFabric) world.fabric).congestionControl(1 - world.rank())};
-            }));
+            });
         assertNull(seen.get(0)[0]);
         assertNull(seen.get(1)[0]);
     }

@@ -26,7 +26,7 @@ class EagerLandingTest {
     private static final int GO = 99;
 
     private static long landed(final Communicator world) {
-        return ((TcpFabric) world.fabric).messagesLandedInPlace();
+        return ((TcpFabric) world.fabric).counters().messagesLandedInPlace();
     }
 
     @ParameterizedTest

@@ -21,7 +21,7 @@ import org.pario.datatypes.Memory;
 @Timeout(180)
 class EagerPiecesTest {
     private static long sentInPieces(final Communicator world) {
-        return ((TcpFabric) world.fabric).bytesSentEagerInPieces();
+        return ((TcpFabric) world.fabric).counters().bytesSentEagerInPieces();
     }
 
     private static double[] values(final int rank, final int count) {
@@ -45,7 +45,7 @@ class EagerPiecesTest {
         final int below = 16384;
         // 600001 bytes from 5 bytes in: three pieces, the last one short
         final int bytes = 600_001;
-        RendezvousTest.withSharedMemory(false, () -> transport.call(2, world -> {
+        transport.call(2, RendezvousTest.sharedMemory(false), world -> {
             final long before = sentInPieces(world);
             if (world.rank() == 0) {
                 final double[] a = values(0, whole);
@@ -90,7 +90,7 @@ class EagerPiecesTest {
                 assertEquals(bytes, sentInPieces(world) - before, "the bytes left in pieces");
             }
             return null;
-        }));
+        });
     }
 
     /**
@@ -105,8 +105,7 @@ class EagerPiecesTest {
     void piecesFollowedByWhatTheSocketCouldNotTakeArriveWhole(final Transport transport) {
         final int count = 131072;
         final int messages = 16;
-        Transport.withProperty("pario.socketBufferBytes", "65536", () -> RendezvousTest.withSharedMemory(false,
-            () -> transport.call(2, world -> {
+        transport.call(2, RendezvousTest.sharedMemory(false).with("socketBufferBytes", "65536"), world -> {
             final int me = world.rank();
             final int other = 1 - me;
             final long[] filled = new long[1];
@@ -129,13 +128,13 @@ class EagerPiecesTest {
                     // NIO sockets are never written from the calling thread, so never fill part way through a frame
                     break;
                 }
-                world.allreduce(new long[] {((TcpFabric) world.fabric).eagerMessagesThatFilledTheSocket()}, filled,
+                world.allreduce(new long[] {((TcpFabric) world.fabric).counters().eagerMessagesThatFilledTheSocket()}, filled,
                     1, Datatype.LONG, Op.SUM);
             }
             if (transport == Transport.TCP) {
                 assertTrue(filled[0] > 0, "a socket filled after a message's first piece");
             }
             return null;
-        })));
+        });
     }
 }

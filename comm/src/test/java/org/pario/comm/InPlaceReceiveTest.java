@@ -32,7 +32,7 @@ class InPlaceReceiveTest {
     private static final int[] COUNTS = {8192, 131072, 393217, 3 << 20};
 
     private static long inPlace(final Communicator world) {
-        return ((TcpFabric) world.fabric).bytesReadInPlace();
+        return ((TcpFabric) world.fabric).counters().bytesReadInPlace();
     }
 
     private static double[] values(final int count, final int seed) {
@@ -55,7 +55,7 @@ class InPlaceReceiveTest {
     @EnumSource(value = Transport.class, names = {"TCP", "TCP_NIO"})
     void messagesFromTwoRanksAtOnceLandInDirectReceiveMemoryAndTheFramesAfterThemStillArrive(
             final Transport transport) {
-        RendezvousTest.withSharedMemory(false, () -> transport.call(3, world -> {
+        transport.call(3, RendezvousTest.sharedMemory(false), world -> {
             // whether two streams overlap is up to the scheduler: a few rounds make it all but certain that one does
             final int[] go = new int[1];
             if (world.rank() != 1) {
@@ -81,7 +81,7 @@ class InPlaceReceiveTest {
                 world.send(new int[] {0}, 1, Datatype.INT, from, GO);
             }
             return null;
-        }));
+        });
     }
 
     /** Posts every receive, lets both senders go at once (as into a gather's root) and checks every byte. */
@@ -124,7 +124,7 @@ class InPlaceReceiveTest {
     @EnumSource(value = Transport.class, names = {"TCP", "TCP_NIO"})
     void aLoneStreamIsReadInPlace(final Transport transport) {
         final int n = 400_000;
-        RendezvousTest.withSharedMemory(false, () -> transport.call(2, world -> {
+        transport.call(2, RendezvousTest.sharedMemory(false), world -> {
             if (world.rank() == 0) {
                 world.send(values(n, 1), n, Datatype.DOUBLE, 1, 1);
                 return null;
@@ -141,15 +141,14 @@ class InPlaceReceiveTest {
             }
             assertTrue(inPlace(world) > before, "the message was read in place");
             return null;
-        }));
+        });
     }
 
     @ParameterizedTest
     @EnumSource(value = Transport.class, names = {"TCP", "TCP_NIO"})
     void aLoneStreamIsReadThroughTheConnectionsBuffersWhenTwoStreamsAreAskedFor(final Transport transport) {
         final int n = 400_000;
-        Transport.withProperty("pario.inPlaceMinStreams", "2", () -> RendezvousTest.withSharedMemory(false,
-            () -> transport.call(2, world -> {
+        transport.call(2, RendezvousTest.sharedMemory(false).with("inPlaceMinStreams", "2"), world -> {
             if (world.rank() == 0) {
                 world.send(values(n, 1), n, Datatype.DOUBLE, 1, 1);
                 return null;
@@ -163,14 +162,14 @@ class InPlaceReceiveTest {
             }
             assertEquals(before, inPlace(world));
             return null;
-        })));
+        });
     }
 
     @ParameterizedTest
     @EnumSource(value = Transport.class, names = {"TCP", "TCP_NIO"})
     void receivesThatAreNotOneDirectRunAreUnpackedAsBefore(final Transport transport) {
         final int n = 300_000;
-        RendezvousTest.withSharedMemory(false, () -> transport.call(2, world -> {
+        transport.call(2, RendezvousTest.sharedMemory(false), world -> {
             if (world.rank() == 0) {
                 world.recv(new int[1], 1, Datatype.INT, 1, GO);
                 world.send(values(n, 1), n, Datatype.DOUBLE, 1, 1);
@@ -205,6 +204,6 @@ class InPlaceReceiveTest {
             assertEquals(0x1111111111111111L, none.getLong(0));
             assertEquals(before, inPlace(world), "nothing read in place");
             return null;
-        }));
+        });
     }
 }

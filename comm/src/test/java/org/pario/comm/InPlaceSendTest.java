@@ -15,6 +15,7 @@ import org.pario.ParioException;
 import org.pario.comm.internal.tcp.TcpFabric;
 import org.pario.datatypes.Datatype;
 import org.pario.datatypes.Memory;
+import org.pario.comm.settings.CommSettings;
 
 /**
  * Over TCP (epoll and NIO), collectives send large blocks of direct buffers by rendezvous straight from the
@@ -25,13 +26,12 @@ import org.pario.datatypes.Memory;
  */
 @Timeout(180)
 class InPlaceSendTest {
-    private static <T> T inPlaceFrom2MiB(final java.util.function.Supplier<T> job) {
-        return Transport.withProperty("pario.sendInPlaceMinBytes", Integer.toString(2 << 20),
-            () -> RendezvousTest.withSharedMemory(false, job));
+    private static CommSettings inPlaceFrom2MiB() {
+        return RendezvousTest.sharedMemory(false).with("sendInPlaceMinBytes", 2 << 20);
     }
 
     private static long sentInPlace(final Communicator world) {
-        return ((TcpFabric) world.fabric).bytesSentInPlace();
+        return ((TcpFabric) world.fabric).counters().bytesSentInPlace();
     }
 
     static List<Object[]> transportsAndRanks() {
@@ -82,10 +82,10 @@ class InPlaceSendTest {
     void eagerMessagesLeaveFromDirectMemoryWhichIsFreeOnceTheSendReturns(final Transport transport) {
         final int big = 131072;
         final int small = 2048;
-        RendezvousTest.withSharedMemory(false, () -> transport.call(2, world -> {
+        transport.call(2, RendezvousTest.sharedMemory(false), world -> {
             final int me = world.rank();
             final int other = 1 - me;
-            final long before = ((TcpFabric) world.fabric).bytesSentEagerInPlace();
+            final long before = ((TcpFabric) world.fabric).counters().bytesSentEagerInPlace();
             // at an odd offset, so the run starts inside the buffer
             final ByteBuffer b = direct(me, big, 12);
             final Memory m = Memory.of(b).at(12);
@@ -115,16 +115,16 @@ class InPlaceSendTest {
             for (int i = 0; i < 8192; i++) {
                 assertEquals(value(other + 2, 2L * i), strided[i], "strided value " + i);
             }
-            assertEquals(2L * 8 * big + 8 * 8192, ((TcpFabric) world.fabric).bytesSentEagerInPlace() - before,
+            assertEquals(2L * 8 * big + 8 * 8192, ((TcpFabric) world.fabric).counters().bytesSentEagerInPlace() - before,
                 "the two 1 MiB and the 64 KiB messages left from the buffer, the others packed");
             return null;
-        }));
+        });
     }
 
     @ParameterizedTest
     @MethodSource("transportsAndRanks")
     void collectivesSendDirectBlocksUnpackedAndEveryReceiverGetsThem(final Transport transport, final int n) {
-        inPlaceFrom2MiB(() -> transport.call(n, world -> {
+        transport.call(n, inPlaceFrom2MiB(), world -> {
             final int me = world.rank();
             final long before = sentInPlace(world);
             // bcast: binomial, eager (1 MiB: packed) and by rendezvous (3 MiB + 8: in place); pipelined in 1 MiB
@@ -187,7 +187,7 @@ class InPlaceSendTest {
             }
             assertTrue(sentInPlace(world) > before, "rank " + me + " sent some blocks in place");
             return null;
-        }));
+        });
     }
 
     /**
@@ -202,7 +202,7 @@ class InPlaceSendTest {
         final int n = 4;
         // 2 MiB + 8 per block: the blocks differ by one element
         final int count = 4 * 262144 + 3;
-        inPlaceFrom2MiB(() -> transport.call(n, world -> {
+        transport.call(n, inPlaceFrom2MiB(), world -> {
             final int me = world.rank();
             final long before = sentInPlace(world);
             final ByteBuffer operand = direct(me, count, 8);
@@ -224,7 +224,7 @@ class InPlaceSendTest {
             }
             assertTrue(sentInPlace(world) > before, "rank " + me + " sent its blocks in place");
             return null;
-        }));
+        });
     }
 
     /**
@@ -234,8 +234,7 @@ class InPlaceSendTest {
      */
     @Test
     void byDefaultOnlyVeryLargeMessagesGoInPlace() {
-        Transport.withProperty("pario.crowdedSendInPlaceMinBytes", Integer.toString(32 << 20), () ->
-            RendezvousTest.withSharedMemory(false, () -> Transport.TCP.call(2, world -> {
+        Transport.TCP.call(2, RendezvousTest.sharedMemory(false).with("crowdedSendInPlaceMinBytes", Integer.toString(32 << 20)), world -> {
             final int me = world.rank();
             final long[] sent = new long[4];
             int k = 0;
@@ -255,7 +254,7 @@ class InPlaceSendTest {
                 assertEquals(32L << 20, sent[2], "32 MiB, rendezvous: in place");
             }
             return null;
-        })));
+        });
     }
 
     /**
@@ -266,7 +265,7 @@ class InPlaceSendTest {
     void whereRanksOutnumberCoresMessagesFrom2MiBGoInPlace() {
         final int n = Runtime.getRuntime().availableProcessors() + 1;
         org.junit.jupiter.api.Assumptions.assumeTrue(n <= 9, "a test host of at most 8 cores");
-        RendezvousTest.withSharedMemory(false, () -> Transport.TCP.call(n, world -> {
+        Transport.TCP.call(n, RendezvousTest.sharedMemory(false), world -> {
             final int me = world.rank();
             final long[] sent = new long[2];
             int k = 0;
@@ -287,12 +286,12 @@ class InPlaceSendTest {
                 assertEquals(2L << 20, sent[1], "2 MiB: in place");
             }
             return null;
-        }));
+        });
     }
 
     @Test
     void blocksOfHeapArraysAndStridedTypesAreStillPackedAndArriveIntact() {
-        inPlaceFrom2MiB(() -> Transport.TCP.call(3, world -> {
+        Transport.TCP.call(3, inPlaceFrom2MiB(), world -> {
             final int me = world.rank();
             final long before = sentInPlace(world);
             final int count = 200000;
@@ -319,7 +318,7 @@ class InPlaceSendTest {
             }
             assertEquals(before, sentInPlace(world), "nothing went in place");
             return null;
-        }));
+        });
     }
 
     /**
@@ -328,7 +327,7 @@ class InPlaceSendTest {
      */
     @Test
     void aRootThatLeavesBeforeAskingFailsTheSendsWaitingInPlace() {
-        final List<String> outcomes = inPlaceFrom2MiB(() -> Transport.TCP.call(3, world -> {
+        final List<String> outcomes = Transport.TCP.call(3, inPlaceFrom2MiB(), world -> {
             if (world.rank() == 2) {
                 world.close();
                 return "left";
@@ -340,7 +339,7 @@ class InPlaceSendTest {
             } catch (ParioException e) {
                 return e.getMessage();
             }
-        }));
+        });
         for (int r = 0; r < 2; r++) {
             assertTrue(outcomes.get(r).contains("rank 2"), r + ": " + outcomes.get(r));
         }

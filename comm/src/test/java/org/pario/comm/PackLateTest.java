@@ -18,6 +18,7 @@ import org.pario.ParioException;
 import org.pario.comm.internal.tcp.TcpFabric;
 import org.pario.datatypes.Datatype;
 import org.pario.datatypes.Memory;
+import org.pario.comm.settings.CommSettings;
 
 /**
  * Over TCP (epoll and NIO), collectives send large blocks of heap arrays by rendezvous packed piece by piece as the
@@ -28,14 +29,12 @@ import org.pario.datatypes.Memory;
  */
 @Timeout(180)
 class PackLateTest {
-    private static <T> T lateFrom2MiB(final java.util.function.Supplier<T> job) {
-        return Transport.withProperty("pario.packLateMinBytes", Integer.toString(2 << 20),
-            () -> Transport.withProperty("pario.packLatePieceBytes", Integer.toString(64 << 10),
-                () -> RendezvousTest.withSharedMemory(false, job)));
+    private static CommSettings lateFrom2MiB() {
+        return RendezvousTest.sharedMemory(false).with("packLateMinBytes", 2 << 20).with("packLatePieceBytes", 64 << 10);
     }
 
     private static long packedLate(final Communicator world) {
-        return ((TcpFabric) world.fabric).bytesPackedLate();
+        return ((TcpFabric) world.fabric).counters().bytesPackedLate();
     }
 
     static List<Object[]> transportsAndRanks() {
@@ -54,7 +53,7 @@ class PackLateTest {
     @ParameterizedTest
     @MethodSource("transportsAndRanks")
     void collectivesPackHeapBlocksAsTheyLeaveAndEveryReceiverGetsThem(final Transport transport, final int n) {
-        lateFrom2MiB(() -> transport.call(n, world -> {
+        transport.call(n, lateFrom2MiB(), world -> {
             final int me = world.rank();
             final long before = packedLate(world);
             // bcast: binomial, eager (1 MiB: packed up front) and by rendezvous (3 MiB + 8: packed late);
@@ -139,13 +138,13 @@ class PackLateTest {
             }
             assertTrue(packedLate(world) > before, "rank " + me + " packed some blocks late");
             return null;
-        }));
+        });
     }
 
     /** By default a heap message of 8 MiB is packed up front, one of 16 MiB piece by piece as it leaves. */
     @Test
     void byDefaultOnlyMessagesFrom16MiBArePackedLate() {
-        RendezvousTest.withSharedMemory(false, () -> Transport.TCP.call(2, world -> {
+        Transport.TCP.call(2, RendezvousTest.sharedMemory(false), world -> {
             final int me = world.rank();
             final long[] sent = new long[2];
             int k = 0;
@@ -164,12 +163,12 @@ class PackLateTest {
                 assertEquals(16L << 20, sent[1], "16 MiB: packed late");
             }
             return null;
-        }));
+        });
     }
 
     @Test
     void stridedTypesArePackedUpFrontAndArriveIntact() {
-        lateFrom2MiB(() -> Transport.TCP.call(3, world -> {
+        Transport.TCP.call(3, lateFrom2MiB(), world -> {
             final int me = world.rank();
             final long before = packedLate(world);
             final int count = 300000;
@@ -187,7 +186,7 @@ class PackLateTest {
             }
             assertEquals(before, packedLate(world), "nothing was packed late");
             return null;
-        }));
+        });
     }
 
     /**
@@ -196,7 +195,7 @@ class PackLateTest {
      */
     @Test
     void aSendArrayTooShortForItsCountFailsTheSenderAtOnce() {
-        final List<String> outcomes = lateFrom2MiB(() -> Transport.TCP.call(2, world -> {
+        final List<String> outcomes = Transport.TCP.call(2, lateFrom2MiB(), world -> {
             final double[] mine = new double[300000];
             final double[] all = world.rank() == 0 ? new double[800000] : null;
             try {
@@ -206,7 +205,7 @@ class PackLateTest {
             } catch (ParioException e) {
                 return e.getMessage();
             }
-        }));
+        });
         assertTrue(outcomes.get(1).contains("3200000"), outcomes.get(1));
         assertTrue(!outcomes.get(0).equals("completed"), outcomes.get(0));
     }
@@ -217,7 +216,7 @@ class PackLateTest {
      */
     @Test
     void aRootThatLeavesBeforeAskingFailsTheSendsWaitingToBePacked() {
-        final List<String> outcomes = lateFrom2MiB(() -> Transport.TCP.call(3, world -> {
+        final List<String> outcomes = Transport.TCP.call(3, lateFrom2MiB(), world -> {
             if (world.rank() == 2) {
                 world.close();
                 return "left";
@@ -228,7 +227,7 @@ class PackLateTest {
             } catch (ParioException e) {
                 return e.getMessage();
             }
-        }));
+        });
         for (int r = 0; r < 2; r++) {
             assertTrue(outcomes.get(r).contains("rank 2"), r + ": " + outcomes.get(r));
         }

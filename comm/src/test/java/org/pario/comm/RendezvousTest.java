@@ -14,6 +14,7 @@ import org.pario.ErrorCategory;
 import org.pario.ParioException;
 import org.pario.comm.internal.tcp.TcpFabric;
 import org.pario.datatypes.Datatype;
+import org.pario.comm.settings.CommSettings;
 
 /**
  * Over TCP, large messages wait at their sender until a receive matches them and then land straight in the receive
@@ -23,15 +24,18 @@ import org.pario.datatypes.Datatype;
  */
 @Timeout(120)
 class RendezvousTest {
-    /** Runs a job with the shared-memory path on or off. */
-    static <T> T withSharedMemory(final boolean on, final java.util.function.Supplier<T> job) {
-        return Transport.withProperty("pario.sharedMemory", Boolean.toString(on), job);
+    /** The size of the pieces rendezvous data travels in, as the run's settings have it. */
+    private static final int PIECE = CommSettings.fromSystemProperties().rendezvousPieceBytes();
+
+    /** @return the settings of the run with the shared-memory path on or off */
+    static CommSettings sharedMemory(final boolean on) {
+        return CommSettings.fromSystemProperties().with("sharedMemory", on);
     }
 
     @ParameterizedTest(name = "shared memory {0}")
     @ValueSource(booleans = {true, false})
     void largeMessagesLandInStridedReceiveBuffersAfterTheReceiveIsPosted(final boolean sharedMemory) {
-        final List<String> out = withSharedMemory(sharedMemory, () -> Transport.TCP.call(2, world -> {
+        final List<String> out = Transport.TCP.call(2, sharedMemory(sharedMemory), world -> {
             final int n = 1 << 20;
             if (world.rank() == 0) {
                 final int[] data = new int[n];
@@ -60,7 +64,7 @@ class RendezvousTest {
             assertEquals(2L * n, world.recv(half, n, Datatype.INT, 0, 5).bytes());
             assertEquals(n / 2 - 1, half[n / 2 - 1]);
             return "received";
-        }));
+        });
         assertEquals(List.of("sent", "received"), out);
     }
 
@@ -97,7 +101,7 @@ class RendezvousTest {
      */
     @Test
     void eagerSendsThatFailToPackGiveTheirCreditBack() {
-        withSharedMemory(false, () -> Transport.TCP.call(2, world -> {
+        Transport.TCP.call(2, sharedMemory(false), world -> {
             if (world.rank() == 0) {
                 // 5 MiB in 8 KiB messages, eager in every configuration the tests run
                 final double[] short10 = new double[10];
@@ -105,7 +109,7 @@ class RendezvousTest {
                     assertThrows(ParioException.class, () -> world.send(short10, 1024, Datatype.DOUBLE, 1, 3));
                 }
                 world.send(new int[] {42}, 1, Datatype.INT, 1, 4);
-                assertEquals(0, ((TcpFabric) world.fabric).parkedMessages(), "the small message waits at its sender");
+                assertEquals(0, ((TcpFabric) world.fabric).counters().parkedMessages(), "the small message waits at its sender");
                 world.barrier();
                 return null;
             }
@@ -114,7 +118,7 @@ class RendezvousTest {
             world.recv(got, 1, Datatype.INT, 0, 4);
             assertEquals(42, got[0]);
             return null;
-        }));
+        });
     }
 
     /**
@@ -124,7 +128,7 @@ class RendezvousTest {
      */
     @Test
     void messagesHeldWholeKeepTheirBytesWhileTheirArraysAreReused() {
-        withSharedMemory(false, () -> Transport.TCP.call(2, world -> {
+        Transport.TCP.call(2, sharedMemory(false), world -> {
             // 8 KiB messages: eager in every configuration the tests run
             final int messages = 24;
             final int count = 1024;
@@ -155,11 +159,11 @@ class RendezvousTest {
                         assertEquals(1000L * round + k, v, "message " + k + " of round " + round);
                     }
                 }
-                assertTrue(((TcpFabric) world.fabric).arraysKeptForMessages() > 0, "the arrays came back");
+                assertTrue(((TcpFabric) world.fabric).counters().arraysKeptForMessages() > 0, "the arrays came back");
                 world.barrier();
             }
             return null;
-        }));
+        });
     }
 
     /**
@@ -169,7 +173,7 @@ class RendezvousTest {
      */
     @Test
     void receivesThatFailToUnpackGiveTheSendersCreditBack() {
-        withSharedMemory(false, () -> Transport.TCP.call(2, world -> {
+        Transport.TCP.call(2, sharedMemory(false), world -> {
             // 3 MiB in 8 KiB messages: eager in every configuration the tests run, within the credit of 4 MiB
             final int messages = 384;
             if (world.rank() == 0) {
@@ -182,7 +186,7 @@ class RendezvousTest {
                 for (int k = 0; k < messages; k++) {
                     world.send(new double[1024], 1024, Datatype.DOUBLE, 1, 5);
                 }
-                assertEquals(0, ((TcpFabric) world.fabric).parkedMessages(), "the messages wait at their receiver");
+                assertEquals(0, ((TcpFabric) world.fabric).counters().parkedMessages(), "the messages wait at their receiver");
                 world.barrier();
                 return null;
             }
@@ -199,18 +203,18 @@ class RendezvousTest {
                 world.recv(whole, 1024, Datatype.DOUBLE, 0, 5);
             }
             return null;
-        }));
+        });
     }
 
     @ParameterizedTest(name = "shared memory {0}")
     @ValueSource(booleans = {true, false})
     void aRefusedLargeMessageIsDroppedAtItsSender(final boolean sharedMemory) {
-        withSharedMemory(sharedMemory, () -> Transport.TCP.call(2, world -> {
+        Transport.TCP.call(2, sharedMemory(sharedMemory), world -> {
             if (world.rank() == 0) {
                 world.send(new double[1 << 18], 1 << 18, Datatype.DOUBLE, 1, 3);
                 world.barrier();
                 world.barrier();
-                assertEquals(0, ((TcpFabric) world.fabric).parkedMessages(), "the refused message's data is freed");
+                assertEquals(0, ((TcpFabric) world.fabric).counters().parkedMessages(), "the refused message's data is freed");
                 return null;
             }
             final ParioException e = assertThrows(ParioException.class,
@@ -219,14 +223,14 @@ class RendezvousTest {
             world.barrier();
             world.barrier();
             return null;
-        }));
+        });
     }
 
     @ParameterizedTest(name = "shared memory {0}")
     @ValueSource(booleans = {true, false})
     void aSenderThatFinishesRightAfterSendingStillDeliversItsParkedData(final boolean sharedMemory) {
         final java.util.concurrent.CompletableFuture<TcpFabric> sender = new java.util.concurrent.CompletableFuture<>();
-        final List<Double> got = withSharedMemory(sharedMemory, () -> Transport.TCP.call(2, world -> {
+        final List<Double> got = Transport.TCP.call(2, sharedMemory(sharedMemory), world -> {
             if (world.rank() == 0) {
                 final double[] d = new double[1 << 18];
                 java.util.Arrays.fill(d, 2.5);
@@ -240,11 +244,11 @@ class RendezvousTest {
             while (!leaving.leaving()) {
                 Thread.onSpinWait();
             }
-            assertEquals(1, leaving.parkedMessages());
+            assertEquals(1, leaving.counters().parkedMessages());
             final double[] d = new double[1 << 18];
             world.recv(d, d.length, Datatype.DOUBLE, 0, 1);
             return d[(1 << 18) - 1];
-        }));
+        });
         assertEquals(2.5, got.get(1));
     }
 
@@ -256,7 +260,7 @@ class RendezvousTest {
     @Test
     void aSendWhosePackingFailsAfterItsAnnouncementFailsItsReceiveAndNothingHangs() {
         final int n = 1 << 18;
-        withSharedMemory(false, () -> Transport.TCP.call(2, world -> {
+        Transport.TCP.call(2, sharedMemory(false), world -> {
             if (world.rank() == 0) {
                 world.recv(new int[1], 1, Datatype.INT, 1, 1);
                 final ParioException early = assertThrows(ParioException.class,
@@ -282,19 +286,19 @@ class RendezvousTest {
             assertTrue(late.getMessage().contains("rank 0 could not send"), late.getMessage());
             assertEquals(0, ((TcpFabric) world.fabric).endpoint(1).unexpectedBytes());
             return null;
-        }));
+        });
     }
 
     /**
-     * Rendezvous data travels in pieces ({@link TcpFabric#PIECE} bytes each, the last shorter), sent as they are
+     * Rendezvous data travels in pieces ({@link #PIECE} bytes each, the last shorter), sent as they are
      * packed once the receive has asked: every piece lands where it belongs in strided and contiguous receives,
      * whether the receive was posted before the data was packed or matched it afterwards. A send whose packing
      * fails after some pieces have gone fails its receive, and the connection carries on.
      */
     @Test
     void dataInPiecesLandsInPlaceAndAFailureAfterSomePiecesStillFailsTheReceive() {
-        final int n = (int) ((2L * TcpFabric.PIECE + 24) / 8);
-        withSharedMemory(false, () -> Transport.TCP.call(2, world -> {
+        final int n = (int) ((2L * PIECE + 24) / 8);
+        Transport.TCP.call(2, sharedMemory(false), world -> {
             if (world.rank() == 0) {
                 final double[] data = new double[n];
                 for (int i = 0; i < n; i++) {
@@ -303,7 +307,7 @@ class RendezvousTest {
                 world.recv(new int[1], 1, Datatype.INT, 1, 1);
                 world.send(data, n, Datatype.DOUBLE, 1, 2);
                 // the first two pieces pack; the third runs past the end of the buffer
-                assertThrows(ParioException.class, () -> world.send(data, n + TcpFabric.PIECE, Datatype.DOUBLE, 1,
+                assertThrows(ParioException.class, () -> world.send(data, n + PIECE, Datatype.DOUBLE, 1,
                     3));
                 world.send(data, n, Datatype.DOUBLE, 1, 4);
                 world.send(new int[1], 1, Datatype.INT, 1, 5);
@@ -313,7 +317,7 @@ class RendezvousTest {
             // posted before the data is packed: pieces come while later ones are being packed
             final double[] every2 = new double[2 * n];
             final Request<Status> early = world.irecv(every2, 1, Datatype.vector(n, 1, 2, Datatype.DOUBLE), 0, 2);
-            final Request<Status> failing = world.irecv(new double[n + TcpFabric.PIECE], n + TcpFabric.PIECE,
+            final Request<Status> failing = world.irecv(new double[n + PIECE], n + PIECE,
                 Datatype.DOUBLE, 0, 3);
             world.send(new int[1], 1, Datatype.INT, 0, 1);
             assertEquals(8L * n, early.join().bytes());
@@ -335,7 +339,7 @@ class RendezvousTest {
             }
             assertEquals(0, ((TcpFabric) world.fabric).endpoint(1).unexpectedBytes());
             return null;
-        }));
+        });
     }
 
     /**
@@ -345,8 +349,8 @@ class RendezvousTest {
      */
     @Test
     void aReceiveThatFailsOnItsFirstPieceSkipsTheOthersAndTheConnectionCarriesOn() {
-        final int n = (int) ((2L * TcpFabric.PIECE + 4096) / 8);
-        withSharedMemory(false, () -> Transport.TCP.call(2, world -> {
+        final int n = (int) ((2L * PIECE + 4096) / 8);
+        Transport.TCP.call(2, sharedMemory(false), world -> {
             if (world.rank() == 0) {
                 final double[] data = new double[n];
                 for (int i = 0; i < n; i++) {
@@ -366,7 +370,7 @@ class RendezvousTest {
                 assertEquals(i + 0.25, after[i], "value " + i);
             }
             return null;
-        }));
+        });
     }
 
     /**
@@ -377,7 +381,7 @@ class RendezvousTest {
     @Test
     void largeExchangesBothWaysArriveIntact() {
         final int n = 2 << 20;
-        withSharedMemory(false, () -> Transport.TCP.call(2, world -> {
+        Transport.TCP.call(2, sharedMemory(false), world -> {
             final int other = 1 - world.rank();
             final double[] mine = new double[n];
             final double[] theirs = new double[n];
@@ -396,6 +400,6 @@ class RendezvousTest {
                 }
             }
             return null;
-        }));
+        });
     }
 }

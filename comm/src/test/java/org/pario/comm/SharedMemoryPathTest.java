@@ -194,7 +194,7 @@ class SharedMemoryPathTest {
 
     @Test
     void thePathCanBeTurnedOff() {
-        Transport.withProperty("pario.sharedMemory", "false", () -> Transport.TCP.call(2, world -> {
+        Transport.TCP.call(2, RendezvousTest.sharedMemory(false), world -> {
             assertEquals(null, ((TcpFabric) world.fabric).sharedMemoryDirectory());
             final double[] got = new double[COUNT];
             final Request<Status> r = world.irecv(got, COUNT, Datatype.DOUBLE, 1 - world.rank(), 3);
@@ -202,6 +202,6 @@ class SharedMemoryPathTest {
             r.join();
             assertArrayEquals(data(1 - world.rank()), got);
             return null;
-        }));
+        });
     }
 }

@@ -9,6 +9,7 @@ import java.util.UUID;
 
 import org.pario.ErrorCategory;
 import org.pario.ParioException;
+import org.pario.comm.settings.CommSettings;
 
 /**
  * The transports a test body runs over: ranks as threads over the in-JVM fabric, or ranks as threads that
@@ -20,32 +21,21 @@ enum Transport {
     TCP,
     TCP_NIO;
 
+    /** Runs {@code n} ranks with the settings of the run's system properties (the build sets some). */
     <T> List<T> call(final int n, final LocalCluster.RankFunction<T> body) {
+        return call(n, CommSettings.fromSystemProperties(), body);
+    }
+
+    /** Runs {@code n} ranks with {@code settings}, over this transport. */
+    <T> List<T> call(final int n, final CommSettings settings, final LocalCluster.RankFunction<T> body) {
         if (this == IN_JVM) {
-            return LocalCluster.call(n, body);
+            return LocalCluster.call(n, settings, body);
         }
-        return withProperty("pario.transport", this == TCP_NIO ? "nio" : "auto", () -> callOverTcp(n, body));
+        return callOverTcp(n, settings.with("transport", this == TCP_NIO ? "nio" : settings.transport()), body);
     }
 
-    /**
-     * Runs {@code job} with a system property set, and restores it after. Fabrics read their properties as they
-     * start; test classes run one at a time, so setting one around a job is safe.
-     */
-    static <T> T withProperty(final String key, final String value, final java.util.function.Supplier<T> job) {
-        final String before = System.getProperty(key);
-        System.setProperty(key, value);
-        try {
-            return job.get();
-        } finally {
-            if (before == null) {
-                System.clearProperty(key);
-            } else {
-                System.setProperty(key, before);
-            }
-        }
-    }
-
-    private <T> List<T> callOverTcp(final int n, final LocalCluster.RankFunction<T> body) {
+    private <T> List<T> callOverTcp(final int n, final CommSettings settings,
+                                    final LocalCluster.RankFunction<T> body) {
         final Path dir;
         try {
             dir = Files.createTempDirectory("pario-test-");
@@ -61,7 +51,7 @@ enum Transport {
             final int rank = r;
             threads[r] = new Thread(() -> {
                 try (Communicator world = Pario.init(new Bootstrap(rank, n, null, dir, job, "secret-" + job,
-                    "127.0.0.1", "127.0.0.1", Duration.ofSeconds(30)))) {
+                    "127.0.0.1", "127.0.0.1", Duration.ofSeconds(30)), settings)) {
                     results.set(rank, body.call(world));
                 } catch (Throwable t) {
                     failures[rank] = t;
@@ -100,7 +90,11 @@ enum Transport {
     }
 
     void run(final int n, final LocalCluster.RankBody body) {
-        call(n, world -> {
+        run(n, CommSettings.fromSystemProperties(), body);
+    }
+
+    void run(final int n, final CommSettings settings, final LocalCluster.RankBody body) {
+        call(n, settings, world -> {
             body.run(world);
             return null;
         });

@@ -11,9 +11,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.pario.ErrorCategory;
 import org.pario.ParioException;
+import org.pario.comm.settings.CommSettings;
 import org.pario.datatypes.Datatype;
 
-/** {@code -Dpario.transport}: native epoll on Linux by default, NIO on request, a clear error otherwise. */
+/** Setting {@code transport}: native epoll on Linux by default, NIO on request, a clear error otherwise. */
 @Timeout(60)
 class TransportChoiceTest {
     @Test
@@ -34,8 +35,6 @@ class TransportChoiceTest {
 
     @Test
     void anUnknownTransportIsAnArgumentErrorNamingTheChoices() {
-        final String before = System.getProperty("pario.transport");
-        System.setProperty("pario.transport", "rdma");
         final java.nio.file.Path dir;
         try {
             dir = java.nio.file.Files.createTempDirectory("pario-test-");
@@ -43,18 +42,14 @@ class TransportChoiceTest {
             throw new IllegalStateException(e);
         }
         try {
+            final CommSettings rdma = CommSettings.defaults().with("transport", "rdma");
             final ParioException e = assertThrows(ParioException.class, () -> Pario.init(new Bootstrap(0, 1, null,
-                dir, "job", "token", "127.0.0.1", "127.0.0.1", Duration.ofSeconds(10))));
+                dir, "job", "token", "127.0.0.1", "127.0.0.1", Duration.ofSeconds(10)), rdma));
             assertEquals(ErrorCategory.ARGUMENT, e.category());
             assertTrue(e.getMessage().contains("auto, epoll or nio") && e.getMessage().contains("rdma"),
                 e.getMessage());
         } finally {
             Transport.remove(dir);
-            if (before == null) {
-                System.clearProperty("pario.transport");
-            } else {
-                System.setProperty("pario.transport", before);
-            }
         }
     }
 }

@@ -5,6 +5,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 
 import org.pario.ErrorCategory;
 import org.pario.ParioException;
+import org.pario.comm.settings.CommSettings;
 
 /**
  * The set of ranks of one job and how messages reach them: the transport SPI. Implementations deliver messages
@@ -17,6 +18,7 @@ import org.pario.ParioException;
 public abstract class Fabric {
     /** Per world rank: null while it runs, otherwise why it is gone (a failure, or a normal finish). */
     private final AtomicReferenceArray<Departure> departed;
+    private final long spinNanos;
     /** The first error a local operation got because a peer was gone: what this rank tells the others it leaves after. */
     private volatile ParioException firstLoss;
 
@@ -28,7 +30,16 @@ public abstract class Fabric {
      * @param size number of ranks
      */
     protected Fabric(final int size) {
+        this(size, CommSettings.defaults().spinNanos());
+    }
+
+    /**
+     * @param size      number of ranks
+     * @param spinNanos how long a waiting thread checks for its message before it blocks (setting {@code spinNanos})
+     */
+    protected Fabric(final int size, final long spinNanos) {
         departed = new AtomicReferenceArray<>(size);
+        this.spinNanos = spinNanos;
     }
 
     /** @return the number of ranks */
@@ -49,7 +60,7 @@ public abstract class Fabric {
      * @param f a message operation's future
      */
     public void waitBriefly(final CompletableFuture<?> f) {
-        Waiting.yieldUntil(f);
+        Waiting.yieldUntil(f, spinNanos);
     }
 
     /**
@@ -103,7 +114,7 @@ public abstract class Fabric {
     }
 
     /** Fails if a world rank has failed. */
-    protected final void checkAlive(final int worldRank) {
+    public final void checkAlive(final int worldRank) {
         final Departure d = departed.get(worldRank);
         if (d != null && d.failure != null) {
             throw noteLoss(failedRank(worldRank, d.failure));
@@ -138,7 +149,7 @@ public abstract class Fabric {
     }
 
     /** @return the exception a transfer from a departed rank fails with */
-    protected final ParioException lost(final int worldRank) {
+    public final ParioException lost(final int worldRank) {
         return noteLoss(whyLost(worldRank));
     }
 
@@ -147,7 +158,7 @@ public abstract class Fabric {
      * ({@link #firstLoss}): a transfer that completed a moment before, and is not yet forgotten, must not make the
      * rank leave after a normal finish of its peer as if data had been lost.
      */
-    protected final void failTransfer(final CompletableFuture<?> transfer, final int worldRank) {
+    public final void failTransfer(final CompletableFuture<?> transfer, final int worldRank) {
         final ParioException e = whyLost(worldRank);
         if (transfer.completeExceptionally(e)) {
             noteLoss(e);

@@ -2,6 +2,8 @@ package org.pario.comm.internal;
 
 import java.util.Arrays;
 
+import org.pario.comm.settings.CommSettings;
+
 /** Ranks that are threads of one JVM: a send hands the message straight to the destination's endpoint. */
 public final class LocalFabric extends Fabric {
     private final Endpoint[] endpoints;
@@ -10,7 +12,15 @@ public final class LocalFabric extends Fabric {
      * @param size number of ranks
      */
     public LocalFabric(final int size) {
-        super(size);
+        this(size, CommSettings.defaults());
+    }
+
+    /**
+     * @param size     number of ranks
+     * @param settings how waiting ranks behave
+     */
+    public LocalFabric(final int size, final CommSettings settings) {
+        super(size, settings.spinNanos());
         endpoints = new Endpoint[size];
         for (int r = 0; r < size; r++) {
             endpoints[r] = new Endpoint(r, this);

@@ -40,10 +40,10 @@ public final class Scratch {
 
     /**
      * @param ranksInThisJvm ranks whose scratch stores share this JVM's heap
-     * @return a scratch store with the configured limit, within its rank's share of an eighth of the heap
+     * @param limit          the most bytes to keep (setting {@code scratchBytes})
+     * @return a scratch store with that limit, within its rank's share of an eighth of the heap
      */
-    public static Scratch configured(final int ranksInThisJvm) {
-        final long limit = Long.getLong("pario.scratchBytes", 128L << 20);
+    public static Scratch configured(final int ranksInThisJvm, final long limit) {
         final long share = Runtime.getRuntime().maxMemory() / 8 / Math.max(1, ranksInThisJvm);
         return new Scratch(Math.max(0, Math.min(limit, share)));
     }

@@ -2,8 +2,10 @@ package org.pario.comm.internal;
 
 import java.util.concurrent.CompletableFuture;
 
+import org.pario.comm.settings.CommSettings;
+
 /**
- * How long a rank checks for a message before it blocks: {@code -Dpario.spinNanos} nanoseconds (default 50 µs).
+ * How long a rank checks for a message before it blocks: setting {@code spinNanos} nanoseconds (default 50 µs).
  * A message from a peer arrives through a transport thread that completes the waiting future; a thread that
  * blocked at once would then have to be woken as well, and on a virtual machine a wake-up from an idle core costs
  * as much as the message itself (docs/history/benchmarks-2026-11.md). The check yields the core between looks rather than spinning tight: the thread that delivers
@@ -12,18 +14,23 @@ import java.util.concurrent.CompletableFuture;
  * it off.
  */
 public final class Waiting {
-    /** How long to check before blocking, in nanoseconds. */
-    private static final long SPIN_NANOS = Long.getLong("pario.spinNanos", 50_000L);
+    /** How long to check before blocking where no settings say, in nanoseconds. */
+    private static final long DEFAULT_SPIN_NANOS = CommSettings.defaults().spinNanos();
 
     private Waiting() {
     }
 
-    /** Returns when {@code f} is done or {@link #SPIN_NANOS} have passed, yielding the core between looks. */
+    /** Returns when {@code f} is done or the default time has passed, yielding the core between looks. */
     public static void yieldUntil(final CompletableFuture<?> f) {
-        if (f.isDone() || SPIN_NANOS <= 0) {
+        yieldUntil(f, DEFAULT_SPIN_NANOS);
+    }
+
+    /** Returns when {@code f} is done or {@code spinNanos} have passed, yielding the core between looks. */
+    public static void yieldUntil(final CompletableFuture<?> f, final long spinNanos) {
+        if (f.isDone() || spinNanos <= 0) {
             return;
         }
-        final long until = System.nanoTime() + SPIN_NANOS;
+        final long until = System.nanoTime() + spinNanos;
         while (!f.isDone() && System.nanoTime() - until < 0) {
             Thread.yield();
         }

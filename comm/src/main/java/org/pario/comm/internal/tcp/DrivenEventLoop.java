@@ -27,6 +27,7 @@ import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.netty.util.concurrent.Promise;
 import io.netty.util.internal.ThreadExecutorMap;
+import org.pario.comm.settings.CommSettings;
 
 /**
  * One event loop for all of a rank's connections, driven by whichever thread waits for a message. A thread that
@@ -37,12 +38,12 @@ import io.netty.util.internal.ThreadExecutorMap;
  * thread for its lifetime, so this loop lets the thread that drives it change: one at a time, under a lock, and
  * {@link #inEventLoop(Thread)} is true only for the thread driving it at that moment.
  *
- * <p>A waiter first polls without blocking for {@code -Dpario.tightPollNanos}, then sleeps in the poll itself
+ * <p>A waiter first polls without blocking for setting {@code tightPollNanos}, then sleeps in the poll itself
  * until its message, a task or another waiter wakes it, or its time is over. Where ranks outnumber cores it yields
- * its core between polls instead, for a window that follows its recent waits ({@link #CROWDED_MAX_NANOS}), as a
+ * its core between polls instead, for a window that follows its recent waits ({@link #crowdedMaxNanos}), as a
  * tight poll would keep the sender off the core and sleeping at once would cost a wake-up per message; only a waiter
  * whose sender is at work on the message already keeps its core a few microseconds first ({@link
- * #CROWDED_SPIN_NANOS}). While a message is part way through a connection,
+ * #crowdedSpinNanos}). While a message is part way through a connection,
  * both windows, and the waiter's time, count from the last event it handled: a large message arrives in pieces,
  * and a receiver that slept between them was woken for each (plain Java sockets that poll move 16 MiB between two
  * JVMs as fast as the C stacks do, and a quarter slower when they block). Counting every event that way kept
@@ -50,7 +51,7 @@ import io.netty.util.internal.ThreadExecutorMap;
  *
  * <p>When nobody waits, a background thread drives the loop, blocking in the poll as an ordinary event loop does.
  * A waiter that arrives while it blocks wakes it and takes over once it has let go. After a wait that ended with
- * its message the background thread holds back for {@code -Dpario.loopLingerNanos} (default 100 µs), because
+ * its message the background thread holds back for setting {@code loopLingerNanos} (default 100 µs), because
  * another wait usually follows at once and taking the loop back would cost a wake-up each time. A waiter whose time
  * is over hands the loop back to the background thread at once, and tasks submitted while nobody drives wake it as
  * well. While a thread drives the loop the background thread sleeps, looking again every 1 ms while the rank owes
@@ -65,44 +66,44 @@ import io.netty.util.internal.ThreadExecutorMap;
  * (already driving) only checks, as it cannot drive the loop twice.
  */
 final class DrivenEventLoop extends AbstractScheduledEventExecutor implements IoEventLoop {
-    private static final long LINGER_NANOS = Long.getLong("pario.loopLingerNanos", 100_000L);
+    private final long lingerNanos;
     /**
      * How long the background thread sleeps while some thread drives the loop before it looks again, when the rank
      * owes its peers progress ({@link #owes}).
      */
     private static final long WAITED_ON_NANOS = 1_000_000L;
     /**
-     * How long a waiter polls without blocking before it sleeps in the poll ({@code -Dpario.tightPollNanos},
+     * How long a waiter polls without blocking before it sleeps in the poll (setting {@code tightPollNanos},
      * default 200 µs), where ranks do not outnumber cores. Shorter windows feed on themselves: a waiter that slept
      * answers late, so its peer's next wait outlasts the window and it sleeps too. The first byte of a message of a
      * MiB comes more than 50 µs after its sender starts packing it, so shorter windows made every such wait end
      * asleep and cost a wake-up. Yielding between polls instead of sleeping kept the poller's core from the sender
      * whenever the scheduler had put both on one core.
      */
-    private static final long TIGHT_NANOS = Long.getLong("pario.tightPollNanos", 200_000L);
+    private final long tightNanos;
     /**
      * How long a waiter polls, yielding its core between polls, before it sleeps in the poll
-     * ({@code -Dpario.crowdedPollNanos}, default 200 µs), where ranks outnumber cores. A sleeping rank costs its
+     * (setting {@code crowdedPollNanos}, default 200 µs), where ranks outnumber cores. A sleeping rank costs its
      * sender a wake-up per message and itself a switch back in; a yielding one hands its core to whichever rank
      * there has work and is found by the next poll, as a plain C program of the same barrier shows too. 0 sleeps at
      * once.
      */
-    private static final long CROWDED_NANOS = Long.getLong("pario.crowdedPollNanos", 200_000L);
+    private final long crowdedNanos;
     /**
-     * The longest a crowded waiter yields before it sleeps ({@code -Dpario.crowdedPollMaxNanos}, default 1 ms): its
-     * window is half as long again as the longest of its recent waits, at least {@link #CROWDED_NANOS}. A wait as long
+     * The longest a crowded waiter yields before it sleeps (setting {@code crowdedPollMaxNanos}, default 1 ms): its
+     * window is half as long again as the longest of its recent waits, at least {@link #crowdedNanos}. A wait as long
      * as the window often ended asleep and paid a wake-up, while fixed long windows slowed short waits.
      */
-    private static final long CROWDED_MAX_NANOS = Long.getLong("pario.crowdedPollMaxNanos", 1_000_000L);
+    private final long crowdedMaxNanos;
     /**
      * How long a crowded waiter polls without yielding before it starts to yield, when its message's sender is at
-     * work on it already ({@code prompt}; {@code -Dpario.crowdedSpinNanos}, default 3 µs): the sender holds a core,
+     * work on it already ({@code prompt}; setting {@code crowdedSpinNanos}, default 3 µs): the sender holds a core,
      * and a yield hands this waiter's core to a rank that does not owe it anything, which keeps it until it waits in
      * turn: in a linear bcast the rank released first got the first message and ended last, while ranks released
      * later took its core. Keeping the core in every crowded wait slowed the collectives through rank 0 by half, as
      * its waits for the others' messages kept a core they needed.
      */
-    private static final long CROWDED_SPIN_NANOS = Long.getLong("pario.crowdedSpinNanos", 3_000L);
+    private final long crowdedSpinNanos;
     /** The longest recent wait that ended with its future done, decaying by an eighth with each later one. */
     private volatile long recentWaitNanos;
     /**
@@ -110,7 +111,7 @@ final class DrivenEventLoop extends AbstractScheduledEventExecutor implements Io
      * see {@link #driveUntil}): long enough for a large message to arrive whole, short enough that a timed wait
      * on a busy rank still gets to block on its own deadline.
      */
-    private static final long DRIVE_LIMIT_NANOS = 20_000_000L;
+    static final long DRIVE_LIMIT_NANOS = 20_000_000L;
     /** A future that never completes: for a pass that waits for nothing in particular. */
     private static final CompletableFuture<Void> NEVER = new CompletableFuture<>();
     private static final int RUNNING = 0;
@@ -142,7 +143,7 @@ final class DrivenEventLoop extends AbstractScheduledEventExecutor implements Io
     /** The thread inside a pass of the loop, or null. */
     private volatile Thread driver;
     /** When the last wait that ended with its message did so ({@link System#nanoTime()}). */
-    private volatile long lastWaitEnded = System.nanoTime() - LINGER_NANOS;
+    private volatile long lastWaitEnded;
     /** Set by a waiter that gave up polling: the background thread takes over without lingering. */
     private volatile boolean handedBack;
     private boolean initialized;
@@ -166,7 +167,7 @@ final class DrivenEventLoop extends AbstractScheduledEventExecutor implements Io
      */
     DrivenEventLoop(final IoHandlerFactory factory, final String name, final BooleanSupplier owes,
                     final BooleanSupplier moving, final long quietNanos) {
-        this(factory, name, owes, moving, quietNanos, DRIVE_LIMIT_NANOS);
+        this(factory, name, owes, moving, quietNanos, DRIVE_LIMIT_NANOS, CommSettings.defaults());
     }
 
     /**
@@ -175,6 +176,19 @@ final class DrivenEventLoop extends AbstractScheduledEventExecutor implements Io
      */
     DrivenEventLoop(final IoHandlerFactory factory, final String name, final BooleanSupplier owes,
                     final BooleanSupplier moving, final long quietNanos, final long driveLimitNanos) {
+        this(factory, name, owes, moving, quietNanos, driveLimitNanos, CommSettings.defaults());
+    }
+
+    /** As above, with the waiters' windows from {@code settings}. */
+    DrivenEventLoop(final IoHandlerFactory factory, final String name, final BooleanSupplier owes,
+                    final BooleanSupplier moving, final long quietNanos, final long driveLimitNanos,
+                    final CommSettings settings) {
+        this.lingerNanos = settings.loopLingerNanos();
+        this.tightNanos = settings.tightPollNanos();
+        this.crowdedNanos = settings.crowdedPollNanos();
+        this.crowdedMaxNanos = settings.crowdedPollMaxNanos();
+        this.crowdedSpinNanos = settings.crowdedSpinNanos();
+        this.lastWaitEnded = System.nanoTime() - lingerNanos;
         this.owes = owes;
         this.moving = moving;
         this.quietNanos = quietNanos;
@@ -186,8 +200,8 @@ final class DrivenEventLoop extends AbstractScheduledEventExecutor implements Io
     }
 
     /**
-     * Drives the loop until {@code f} is done or {@code nanos} have passed: polling for {@link #TIGHT_NANOS} first,
-     * or for {@link #CROWDED_NANOS} yielding the core between polls if {@code crowded}, then sleeping in the poll.
+     * Drives the loop until {@code f} is done or {@code nanos} have passed: polling for {@link #tightNanos} first,
+     * or for {@link #crowdedNanos} yielding the core between polls if {@code crowded}, then sleeping in the poll.
      * While a message is part way through a connection ({@code moving}), both count from the last event handled
      * instead, up to {@link #DRIVE_LIMIT_NANOS} in all. While another thread drives the loop, or once it is shut
      * down, only checks, for {@code nanos}.
@@ -197,7 +211,7 @@ final class DrivenEventLoop extends AbstractScheduledEventExecutor implements Io
      * @param crowded whether this host runs more ranks than it has cores: then the waiter yields its core between
      *                polls, as a tight poll would keep the sender of the awaited message off the core
      * @param prompt  whether the sender is at work on the message already: then a crowded waiter yields only after
-     *                {@link #CROWDED_SPIN_NANOS}
+     *                {@link #crowdedSpinNanos}
      */
     void driveUntil(final CompletableFuture<?> f, final long nanos, final boolean crowded, final boolean prompt) {
         if (f.isDone() || nanos <= 0) {
@@ -217,8 +231,8 @@ final class DrivenEventLoop extends AbstractScheduledEventExecutor implements Io
         try {
             // takes the loop from the background thread if it blocks in the poll (a no-op when nobody blocks)
             handler.wakeup();
-            final long pollNanos = !crowded ? TIGHT_NANOS : CROWDED_NANOS <= 0 ? 0
-                : Math.max(CROWDED_NANOS, Math.min(CROWDED_MAX_NANOS, recentWaitNanos + recentWaitNanos / 2));
+            final long pollNanos = !crowded ? tightNanos : crowdedNanos <= 0 ? 0
+                : Math.max(crowdedNanos, Math.min(crowdedMaxNanos, recentWaitNanos + recentWaitNanos / 2));
             // when the last pass handled an event: the windows for polling and for driving count from there, so a
             // waiter whose message arrives in pieces (a large one, read as the sender writes it) keeps polling
             // until it is complete instead of sleeping between pieces and being woken for each
@@ -256,7 +270,7 @@ final class DrivenEventLoop extends AbstractScheduledEventExecutor implements Io
                 if (work <= 0 && sleeping == null) {
                     if (now - lastWork > pollNanos) {
                         sleeping = new WaiterContext(until);
-                    } else if (crowded && (!prompt || now - begin > CROWDED_SPIN_NANOS)) {
+                    } else if (crowded && (!prompt || now - begin > crowdedSpinNanos)) {
                         // the rank that owes this one a message may be waiting for this very core
                         Thread.yield();
                     } else {
@@ -319,7 +333,7 @@ final class DrivenEventLoop extends AbstractScheduledEventExecutor implements Io
     /** The background thread: drives the loop whenever no waiter does, until the loop is shut down. */
     private void drive() {
         while (true) {
-            final long lingerLeft = LINGER_NANOS - (System.nanoTime() - lastWaitEnded);
+            final long lingerLeft = lingerNanos - (System.nanoTime() - lastWaitEnded);
             if (state.get() == RUNNING && (waiters.get() > 0
                 || !handedBack && lingerLeft > 0 && tasks.isEmpty())) {
                 // a waiter that leaves without its message or while the rank owes progress, a task submitted

@@ -18,6 +18,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import io.netty.util.internal.PlatformDependent;
+import org.pario.comm.settings.CommSettings;
 
 /**
  * Large messages between ranks of one host through files in shared memory ({@code /dev/shm}): the sender takes
@@ -41,9 +42,6 @@ import io.netty.util.internal.PlatformDependent;
  */
 final class SharedMemory implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(SharedMemory.class.getName());
-    /** Size of each arena ({@code -Dpario.shmArenaBytes}); only the pages messages touch take memory. */
-    static final int ARENA_BYTES = (int) Math.min(Integer.MAX_VALUE,
-        Long.getLong("pario.shmArenaBytes", 256L << 20));
     private static final Pattern OWNED = Pattern.compile("pario-(\\d+)-[0-9]+");
     /** Bytes in front of a message's data: the count of bytes packed so far, on a cache line of its own. */
     static final int HEADER = 64;
@@ -53,13 +51,6 @@ final class SharedMemory implements AutoCloseable {
     static final long SENDER_GONE = -2;
     /** What a receiver's wait returns when the count stood still for as long as the caller allows. */
     static final long STALLED = -3;
-    /**
-     * Bytes packed between two publications of the count ({@code -Dpario.shmChunkBytes}, default 64 KiB): small
-     * enough that the receiver starts unpacking soon after the sender starts packing, large enough that the count's
-     * cache line does not move between the cores for every few lines of data; 64 KiB measured best through one
-     * mapping in plain Java ({@code bench/.../ShmFloor}, docs/history/benchmarks-2026-11.md).
-     */
-    static final int CHUNK_BYTES = Math.max(4096, Integer.getInteger("pario.shmChunkBytes", 64 << 10));
     private static final VarHandle LONGS = MethodHandles.byteBufferViewVarHandle(long[].class,
         ByteOrder.nativeOrder());
     /** The unit in which shared memory is allocated, and touched. */
@@ -68,22 +59,49 @@ final class SharedMemory implements AutoCloseable {
     private static final long LIVENESS_NANOS = 1_000_000;
 
     private final Path dir;
+    /** The directory shared-memory files are made in and looked for (setting {@code shmDir}). */
+    private final Path base;
+    /** Size of each arena (setting {@code shmArenaBytes}); only the pages messages touch take memory. */
+    private final int arenaBytes;
+    /**
+     * Bytes packed between two publications of the count (setting {@code shmChunkBytes}, default 64 KiB): small
+     * enough that the receiver starts unpacking soon after the sender starts packing, large enough that the count's
+     * cache line does not move between the cores for every few lines of data; 64 KiB measured best through one
+     * mapping in plain Java ({@code bench/.../ShmFloor}, docs/history/benchmarks-2026-11.md).
+     */
+    private final int chunkBytes;
 
-    private SharedMemory(final Path dir) {
+    private SharedMemory(final Path dir, final Path base, final CommSettings settings) {
         this.dir = dir;
+        this.base = base;
+        this.arenaBytes = settings.shmArenaBytes();
+        this.chunkBytes = settings.shmChunkBytes();
     }
 
     /** @return the directory shared-memory files are made in and looked for */
-    static Path base() {
-        return Path.of(System.getProperty("pario.shmDir", "/dev/shm")).toAbsolutePath().normalize();
+    static Path base(final CommSettings settings) {
+        return Path.of(settings.shmDir()).toAbsolutePath().normalize();
     }
 
-    /** @return this process's shared-memory area, or null when the path is off or the directory is unusable */
-    static SharedMemory open() {
-        if (!Boolean.parseBoolean(System.getProperty("pario.sharedMemory", "true"))) {
+    /** @return the size of each arena, in bytes */
+    int arenaBytes() {
+        return arenaBytes;
+    }
+
+    /** @return the bytes a sender packs between two publications of its count */
+    int chunkBytes() {
+        return chunkBytes;
+    }
+
+    /**
+     * @return this process's shared-memory area, or null when the path is off (setting {@code sharedMemory}) or the
+     *     directory is unusable
+     */
+    static SharedMemory open(final CommSettings settings) {
+        if (!settings.sharedMemory()) {
             return null;
         }
-        final Path base = base();
+        final Path base = base(settings);
         if (!Files.isDirectory(base) || !Files.isWritable(base)) {
             return null;
         }
@@ -92,7 +110,7 @@ final class SharedMemory implements AutoCloseable {
             // one directory per rank (ranks may be threads of one process), named after the process for the sweep
             final Path dir = Files.createTempDirectory(base, "pario-" + ProcessHandle.current().pid() + "-",
                 PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-            return new SharedMemory(dir);
+            return new SharedMemory(dir, base, settings);
         } catch (IOException | UnsupportedOperationException e) {
             LOG.log(System.Logger.Level.DEBUG, "no shared-memory path: " + e);
             return null;
@@ -234,7 +252,7 @@ final class SharedMemory implements AutoCloseable {
                 final Path file = dir.resolve("to-" + d);
                 try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
                     StandardOpenOption.WRITE)) {
-                    return new Arena(file, ch.map(FileChannel.MapMode.READ_WRITE, 0, ARENA_BYTES));
+                    return new Arena(file, ch.map(FileChannel.MapMode.READ_WRITE, 0, arenaBytes));
                 } catch (IOException e) {
                     throw new java.io.UncheckedIOException(e);
                 }
@@ -254,7 +272,7 @@ final class SharedMemory implements AutoCloseable {
     Segment takeMessage(final int dest, final int bytes) {
         // whole cache lines, so that every message's count is aligned and on a line of its own
         final long spaced = HEADER + ((bytes + 63L) & ~63L);
-        if (spaced > ARENA_BYTES) {
+        if (spaced > arenaBytes) {
             return null;
         }
         final Segment s = take(dest, (int) spaced);
@@ -273,7 +291,7 @@ final class SharedMemory implements AutoCloseable {
      * The data of a message a peer staged at {@code offset} of its arena file {@code path} ({@link #HEADER} and
      * {@code bytes} bytes of data), read-only. The file is mapped once and kept until this rank leaves.
      *
-     * @throws IOException if the path is not a Pario arena under {@link #base()}, cannot be opened here (another
+     * @throws IOException if the path is not a Pario arena under the base directory, cannot be opened here (another
      *                     host, another user), or does not hold the range
      */
     Staged staged(final String path, final long offset, final long bytes) throws IOException {
@@ -374,7 +392,7 @@ final class SharedMemory implements AutoCloseable {
         if (m == null) {
             final Path p = Path.of(path).toAbsolutePath().normalize();
             final Path parent = p.getParent();
-            if (parent == null || !base().equals(parent.getParent())
+            if (parent == null || !base.equals(parent.getParent())
                 || !OWNED.matcher(parent.getFileName().toString()).matches()
                 || !p.getFileName().toString().startsWith("to-")) {
                 throw new IOException("not a Pario shared-memory arena: " + path);

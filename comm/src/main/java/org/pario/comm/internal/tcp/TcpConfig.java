@@ -4,6 +4,8 @@ import java.net.InetSocketAddress;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
+import org.pario.comm.settings.CommSettings;
+
 /**
  * What a rank needs to join a TCP job.
  *
@@ -20,11 +22,13 @@ import java.util.function.Supplier;
  * @param heartbeatMillis      a connection idle this long carries a heartbeat
  * @param failureTimeoutMillis a peer silent this long (no data, no heartbeat) is declared failed
  * @param tls                  TLS for every connection, or null for plain TCP
+ * @param settings             how the transport behaves
  */
 public record TcpConfig(int rank, int size, byte[] token, InetSocketAddress coordinator,
                         Supplier<InetSocketAddress> coordinatorLookup, Consumer<InetSocketAddress> onCoordinatorBound,
                         String bindHost, String advertisedHost, long startupTimeoutMillis, long maxMessageBytes,
-                        long heartbeatMillis, long failureTimeoutMillis, TlsContexts tls) {
+                        long heartbeatMillis, long failureTimeoutMillis, TlsContexts tls,
+                        CommSettings settings) {
     InetSocketAddress resolveCoordinator() {
         return coordinatorLookup == null ? coordinator : coordinatorLookup.get();
     }

@@ -18,8 +18,8 @@ import org.pario.ParioException;
 
 /**
  * Which Netty transport carries a job's connections: native epoll where Netty's native library loads (Linux on
- * x86-64 and ARM64), Java NIO elsewhere. {@code -Dpario.transport=nio} forces NIO, {@code =epoll} demands epoll
- * and fails the start if it cannot load, {@code =auto} (the default) takes epoll when it can.
+ * x86-64 and ARM64), Java NIO elsewhere. Setting {@code transport}: {@code nio} forces NIO, {@code epoll} demands
+ * epoll and fails the start if it cannot load, {@code auto} (the default) takes epoll when it can.
  *
  * @param name           "epoll" or "nio", as reported by {@code pario info} and the benchmarks
  * @param handlers       the event loops' I/O handler
@@ -29,9 +29,16 @@ import org.pario.ParioException;
 record Transports(String name, IoHandlerFactory handlers, Class<? extends ServerChannel> serverChannel,
                   Class<? extends SocketChannel> channel) {
 
-    /** @return the transport the system property asks for */
+    /** @return the transport chosen when nothing asks for one */
     static Transports chosen() {
-        final String wanted = System.getProperty("pario.transport", "auto");
+        return chosen("auto");
+    }
+
+    /**
+     * @param wanted {@code auto}, {@code epoll} or {@code nio}
+     * @return that transport
+     */
+    static Transports chosen(final String wanted) {
         switch (wanted) {
             case "nio":
                 return nio();

@@ -10,16 +10,16 @@ import org.junit.jupiter.api.Timeout;
 class HostCpusTest {
     @Test
     void theLaunchersCountWinsOverWhatABoundJvmSees() {
-        assertEquals(2, TcpFabric.hostCpus("2", 1), "a rank bound to one of 2 cores");
-        assertEquals(8, TcpFabric.hostCpus(" 8 ", 2));
+        assertEquals(2, TcpMesh.hostCpus("2", 1), "a rank bound to one of 2 cores");
+        assertEquals(8, TcpMesh.hostCpus(" 8 ", 2));
     }
 
     @Test
     void withoutAValidCountTheJvmsViewStands() {
-        assertEquals(4, TcpFabric.hostCpus(null, 4), "not started by pario launch");
-        assertEquals(4, TcpFabric.hostCpus("", 4));
-        assertEquals(4, TcpFabric.hostCpus("two", 4));
-        assertEquals(4, TcpFabric.hostCpus("0", 4));
-        assertEquals(4, TcpFabric.hostCpus("-3", 4));
+        assertEquals(4, TcpMesh.hostCpus(null, 4), "not started by pario launch");
+        assertEquals(4, TcpMesh.hostCpus("", 4));
+        assertEquals(4, TcpMesh.hostCpus("two", 4));
+        assertEquals(4, TcpMesh.hostCpus("0", 4));
+        assertEquals(4, TcpMesh.hostCpus("-3", 4));
     }
 }

@@ -14,16 +14,19 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.pario.comm.settings.CommSettings;
 
 /** The shared-memory staging area: arena space, what a receiver agrees to map, clean-up after dead processes. */
 @Timeout(60)
 class SharedMemoryTest {
+    private static final CommSettings DEFAULTS = CommSettings.defaults();
+
     @Test
     void arenaSpaceIsTakenFirstFitAndMergedWhenGivenBack() {
-        final SharedMemory shm = SharedMemory.open();
+        final SharedMemory shm = SharedMemory.open(DEFAULTS);
         assertNotNull(shm, "/dev/shm is writable on the machines the tests run on");
         try {
-            final int third = SharedMemory.ARENA_BYTES / 3;
+            final int third = DEFAULTS.shmArenaBytes() / 3;
             final SharedMemory.Segment a = shm.take(1, third);
             final SharedMemory.Segment b = shm.take(1, third);
             final SharedMemory.Segment c = shm.take(1, third);
@@ -38,7 +41,7 @@ class SharedMemoryTest {
             assertEquals(0, ab.offset(), "the two freed neighbours merged into one range");
             c.release();
             ab.release();
-            assertEquals(0, shm.take(1, SharedMemory.ARENA_BYTES).offset());
+            assertEquals(0, shm.take(1, DEFAULTS.shmArenaBytes()).offset());
             assertTrue(SharedMemory.touch(shm.take(2, 4096 * 3)));
         } finally {
             shm.close();
@@ -48,8 +51,8 @@ class SharedMemoryTest {
 
     @Test
     void aReceiverMapsOnlyPariosArenasAndOnlyTheRangesTheyHold() throws IOException {
-        final SharedMemory sender = SharedMemory.open();
-        final SharedMemory receiver = SharedMemory.open();
+        final SharedMemory sender = SharedMemory.open(DEFAULTS);
+        final SharedMemory receiver = SharedMemory.open(DEFAULTS);
         try {
             final SharedMemory.Segment s = sender.takeMessage(1, 8192);
             s.data(8192).putLong(0, 0x1234_5678_9ABCL);
@@ -61,7 +64,7 @@ class SharedMemoryTest {
             assertThrows(IOException.class, () -> receiver.staged("/etc/passwd", 0, 16));
             assertThrows(IOException.class, () -> receiver.staged(sender.directory().resolve("../../etc/passwd")
                 .toString(), 0, 16));
-            assertThrows(IOException.class, () -> receiver.staged(path, SharedMemory.ARENA_BYTES - 64, 16),
+            assertThrows(IOException.class, () -> receiver.staged(path, DEFAULTS.shmArenaBytes() - 64, 16),
                 "a range beyond the arena");
             assertThrows(IOException.class, () -> receiver.staged(path, -8, 16));
             assertThrows(IOException.class, () -> receiver.staged(path, 4, 16), "a count that is not aligned");
@@ -75,13 +78,13 @@ class SharedMemoryTest {
     void directoriesOfProcessesThatNoLongerRunAreSweptAtStart() throws Exception {
         final Process gone = new ProcessBuilder("true").start();
         gone.waitFor();
-        final Path stale = SharedMemory.base().resolve("pario-" + gone.pid() + "-42");
+        final Path stale = SharedMemory.base(DEFAULTS).resolve("pario-" + gone.pid() + "-42");
         Files.createDirectories(stale);
         Files.write(stale.resolve("to-1"), new byte[4096]);
-        final Path alive = SharedMemory.base().resolve("pario-" + ProcessHandle.current().pid() + "-43");
+        final Path alive = SharedMemory.base(DEFAULTS).resolve("pario-" + ProcessHandle.current().pid() + "-43");
         Files.createDirectories(alive);
         try {
-            final SharedMemory shm = SharedMemory.open();
+            final SharedMemory shm = SharedMemory.open(DEFAULTS);
             shm.close();
             assertFalse(Files.exists(stale), "left by a process that was killed");
             assertTrue(Files.exists(alive), "a running process's directory stays");
@@ -92,21 +95,21 @@ class SharedMemoryTest {
 
     @Test
     void aReceiverSeesEachChunkOnceItsCountIsPublishedAndDataBeforeTheCountIsComplete() throws Exception {
-        final SharedMemory sender = SharedMemory.open();
-        final SharedMemory receiver = SharedMemory.open();
+        final SharedMemory sender = SharedMemory.open(DEFAULTS);
+        final SharedMemory receiver = SharedMemory.open(DEFAULTS);
         try {
-            final int bytes = 8 * SharedMemory.CHUNK_BYTES;
+            final int bytes = 8 * DEFAULTS.shmChunkBytes();
             final SharedMemory.Segment s = sender.takeMessage(1, bytes);
             assertEquals(0, s.offset() % SharedMemory.HEADER, "every message's count on a cache line of its own");
             final SharedMemory.Staged staged = receiver.staged(s.arena().file().toString(), s.offset(), bytes);
             assertEquals(0, staged.packed(), "nothing is packed when the message is announced");
             final Thread packer = new Thread(() -> {
                 final java.nio.ByteBuffer data = s.data(bytes);
-                for (int at = 0; at < bytes; at += SharedMemory.CHUNK_BYTES) {
-                    for (int i = at; i < at + SharedMemory.CHUNK_BYTES; i += 8) {
+                for (int at = 0; at < bytes; at += DEFAULTS.shmChunkBytes()) {
+                    for (int i = at; i < at + DEFAULTS.shmChunkBytes(); i += 8) {
                         data.putLong(i, i);
                     }
-                    s.publish(at + SharedMemory.CHUNK_BYTES);
+                    s.publish(at + DEFAULTS.shmChunkBytes());
                 }
             });
             packer.start();
@@ -114,7 +117,7 @@ class SharedMemoryTest {
             long done = 0;
             while (done < bytes) {
                 final long packed = staged.awaitMore(done, 10_000_000_000L, () -> false);
-                assertTrue(packed > done && packed <= bytes && packed % SharedMemory.CHUNK_BYTES == 0, "" + packed);
+                assertTrue(packed > done && packed <= bytes && packed % DEFAULTS.shmChunkBytes() == 0, "" + packed);
                 for (long i = done; i < packed; i += 8) {
                     assertEquals(i, data.getLong((int) i));
                 }
@@ -133,11 +136,10 @@ class SharedMemoryTest {
         final Process gone = new ProcessBuilder("true").start();
         gone.waitFor();
         // a directory of this test's own, which no Pario process starting meanwhile sweeps
-        final String before = System.getProperty("pario.shmDir");
-        System.setProperty("pario.shmDir", base.toString());
+        final CommSettings own = CommSettings.defaults().with("shmDir", base);
         final Path dead = base.resolve("pario-" + gone.pid() + "-7");
-        final SharedMemory receiver = SharedMemory.open();
-        final SharedMemory live = SharedMemory.open();
+        final SharedMemory receiver = SharedMemory.open(own);
+        final SharedMemory live = SharedMemory.open(own);
         try {
             // an arena whose sender was killed after announcing a message, its count still 0 (made after opening,
             // which sweeps such directories away)
@@ -157,23 +159,18 @@ class SharedMemoryTest {
         } finally {
             live.close();
             receiver.close();
-            if (before == null) {
-                System.clearProperty("pario.shmDir");
-            } else {
-                System.setProperty("pario.shmDir", before);
-            }
         }
     }
 
     @Test
     void pagesAreTouchedOnceAndAMessageThatCannotFitTheArenaIsNotStaged() {
-        final SharedMemory shm = SharedMemory.open();
+        final SharedMemory shm = SharedMemory.open(DEFAULTS);
         try {
             final SharedMemory.Segment a = shm.takeMessage(1, 3 * 4096);
             assertTrue(SharedMemory.touch(a), "touched again: nothing to do");
             a.release();
-            assertNull(shm.takeMessage(1, SharedMemory.ARENA_BYTES), "the header makes it larger than the arena");
-            assertEquals(0, shm.takeMessage(1, SharedMemory.ARENA_BYTES - SharedMemory.HEADER).offset());
+            assertNull(shm.takeMessage(1, DEFAULTS.shmArenaBytes()), "the header makes it larger than the arena");
+            assertEquals(0, shm.takeMessage(1, DEFAULTS.shmArenaBytes() - SharedMemory.HEADER).offset());
         } finally {
             shm.close();
         }
@@ -185,7 +182,7 @@ class SharedMemoryTest {
      */
     @Test
     void segmentsInUseNeverOverlapWhateverTheOrderSpaceIsGivenBackIn() {
-        final SharedMemory shm = SharedMemory.open();
+        final SharedMemory shm = SharedMemory.open(DEFAULTS);
         try {
             final java.util.Random random = new java.util.Random(42);
             final java.util.List<SharedMemory.Segment> live = new java.util.ArrayList<>();
@@ -205,7 +202,7 @@ class SharedMemoryTest {
                 live.remove(random.nextInt(live.size())).release();
             }
             live.forEach(SharedMemory.Segment::release);
-            assertEquals(0, shm.take(1, SharedMemory.ARENA_BYTES).offset(), "every range merged back into one");
+            assertEquals(0, shm.take(1, DEFAULTS.shmArenaBytes()).offset(), "every range merged back into one");
         } finally {
             shm.close();
         }

@@ -1,10 +1,10 @@
-package org.pario.comm;
+package org.pario.comm.settings;
 
 /**
  * The thresholds that choose collective algorithms, in one overridable place, in bytes of packed data per rank.
  * What each was measured against is in docs/history/benchmarks-2026-11.md.
- * Each can be overridden with a system property of the same name prefixed by {@code pario.tuning.} (for example
- * {@code -Dpario.tuning.allreduceLargeMinBytes=1048576}).
+ * They are part of {@link CommSettings} ({@link CommSettings#tuning()}), named there with the prefix {@code tuning.}
+ * (for example {@code -Dpario.tuning.allreduceLargeMinBytes=1048576}), but for {@code reductionSliceBytes}.
  *
  * @param allreduceLargeMinBytes from this size on, commutative allreduce runs as Rabenseifner's reduce-scatter
  *                               (recursive halving) plus allgather (recursive doubling), moving about twice the
@@ -54,26 +54,18 @@ package org.pario.comm;
  *                               before it yields, where ranks outnumber cores ({@code -Dpario.crowdedSpinNanos}):
  *                               such a message is due within them. A larger one takes longer to copy than the wait
  *                               lasts
+ * @param reductionSliceBytes    the largest operand, in bytes, a reduction combines in one piece (at most 2 GiB - 8):
+ *                               a larger one is reduced slice by slice, so that no rank needs a scratch array of its
+ *                               size and no message exceeds what one array can hold
  */
 public record CollectiveTuning(long allreduceLargeMinBytes, long bcastLinearMaxRanks, long bcastLinearMaxBytes,
                                long bcastPipelineMinBytes, long bcastSegmentBytes, long alltoallAllAtOnceMaxBytes,
                                long allreduceSegmentMaxRanks, long allreduceSegmentBytes, long barrierLinearMaxRanks,
                                long allreduceLinearMaxRanks, long allreduceLinearMaxBytes, long alltoallLinearMaxRanks,
-                               long alltoallLinearMaxBytes, long promptWaitMaxBytes) {
-    /** The defaults, with any system-property overrides applied. */
-    public static final CollectiveTuning DEFAULT = new CollectiveTuning(
-        Long.getLong("pario.tuning.allreduceLargeMinBytes", 512 * 1024L),
-        Long.getLong("pario.tuning.bcastLinearMaxRanks", 4),
-        Long.getLong("pario.tuning.bcastLinearMaxBytes", 64L << 10),
-        Long.getLong("pario.tuning.bcastPipelineMinBytes", 4L << 20),
-        Long.getLong("pario.tuning.bcastSegmentBytes", 1L << 20),
-        Long.getLong("pario.tuning.alltoallAllAtOnceMaxBytes", 32L << 10),
-        Long.getLong("pario.tuning.allreduceSegmentMaxRanks", 2),
-        Long.getLong("pario.tuning.allreduceSegmentBytes", 512L << 10),
-        Long.getLong("pario.tuning.barrierLinearMaxRanks", 4),
-        Long.getLong("pario.tuning.allreduceLinearMaxRanks", 4),
-        Long.getLong("pario.tuning.allreduceLinearMaxBytes", 64L << 10),
-        Long.getLong("pario.tuning.alltoallLinearMaxRanks", 4),
-        Long.getLong("pario.tuning.alltoallLinearMaxBytes", 64L << 10),
-        Long.getLong("pario.tuning.promptWaitMaxBytes", 4L << 10));
+                               long alltoallLinearMaxBytes, long promptWaitMaxBytes,
+                               long reductionSliceBytes) {
+    /** @return the defaults */
+    public static CollectiveTuning defaults() {
+        return CommSettings.defaults().tuning();
+    }
 }

@@ -1,0 +1,27 @@
+package org.pario.comm.internal.tcp;
+
+import org.pario.datatypes.Datatype;
+import org.pario.datatypes.Memory;
+
+/**
+ * A message packed as it leaves: each piece is packed into a buffer of its own once the socket has taken all but a
+ * window of those before it, so the data goes through memory once before the kernel reads it.
+ */
+final class LateSend extends FromCallerSend {
+    /** The send's id, by which it is parked. */
+    final long id;
+    final Memory memory;
+    final Datatype type;
+    final long count;
+    /** Guarded by this: whether a thread packs and writes pieces of it now. */
+    boolean packingLate;
+
+    LateSend(final int dest, final long id, final Memory memory, final Datatype type, final long count,
+             final long bytes, final int pieceBytes) {
+        super(dest, bytes, pieceBytes);
+        this.id = id;
+        this.memory = memory;
+        this.type = type;
+        this.count = count;
+    }
+}
