@@ -1,5 +1,7 @@
 package org.pario.comm;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -242,7 +244,30 @@ public final class Communicator implements AutoCloseable {
         if (color < 0 && color != UNDEFINED) {
             throw ParioException.argument("split: color must be >= 0 or UNDEFINED, got " + color);
         }
-        return Collectives.split(this, color, key);
+        final int n = size();
+        final int[] mine = {color, key};
+        final int[] all = new int[2 * n];
+        allgather(mine, 2, Datatype.INT, all, 2, Datatype.INT);
+        final int newContext = agreeContext();
+        if (color == UNDEFINED) {
+            return null;
+        }
+        final List<int[]> members = new ArrayList<>();
+        for (int r = 0; r < n; r++) {
+            if (all[2 * r] == color) {
+                members.add(new int[] {all[2 * r + 1], r});
+            }
+        }
+        members.sort((a, b) -> a[0] != b[0] ? Integer.compare(a[0], b[0]) : Integer.compare(a[1], b[1]));
+        final int[] newGroup = new int[members.size()];
+        int newRank = -1;
+        for (int i = 0; i < newGroup.length; i++) {
+            newGroup[i] = group[members.get(i)[1]];
+            if (members.get(i)[1] == rank) {
+                newRank = i;
+            }
+        }
+        return new Communicator(fabric, newGroup, newRank, newContext, state);
     }
 
     /**
@@ -303,66 +328,66 @@ public final class Communicator implements AutoCloseable {
 
     /** {@code MPI_Barrier}: returns when every rank has entered it. */
     public void barrier() {
-        Collectives.barrier(this, nextCall(1));
+        Barriers.barrier(this, nextCall(1));
     }
 
     /** {@code MPI_Bcast}: root's {@code count x type} is copied to every rank's buffer. */
     public void bcast(final Object buf, final long count, final Datatype type, final int root) {
-        Collectives.bcast(this, nextCall(2), buf, count, type, checkRank("root", root));
+        Broadcasts.bcast(this, nextCall(2), buf, count, type, checkRank("root", root));
     }
 
     /** {@code MPI_Gather}: every rank's data, concatenated in rank order at root. */
     public void gather(final Object sendbuf, final long sendcount, final Datatype sendtype, final Object recvbuf,
                        final long recvcount, final Datatype recvtype, final int root) {
-        Collectives.gather(this, nextCall(3), sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+        GatherScatter.gather(this, nextCall(3), sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
             checkRank("root", root));
     }
 
     /** {@code MPI_Gatherv}: rank i's data lands at {@code displs[i]} extents of recvtype, {@code recvcounts[i]} long. */
     public void gatherv(final Object sendbuf, final long sendcount, final Datatype sendtype, final Object recvbuf,
                         final long[] recvcounts, final long[] displs, final Datatype recvtype, final int root) {
-        Collectives.gatherv(this, nextCall(4), sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+        GatherScatter.gatherv(this, nextCall(4), sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
             checkRank("root", root));
     }
 
     /** {@code MPI_Scatter}: root's buffer is cut in rank-order blocks, one per rank. */
     public void scatter(final Object sendbuf, final long sendcount, final Datatype sendtype, final Object recvbuf,
                         final long recvcount, final Datatype recvtype, final int root) {
-        Collectives.scatter(this, nextCall(5), sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+        GatherScatter.scatter(this, nextCall(5), sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
             checkRank("root", root));
     }
 
     /** {@code MPI_Scatterv}. */
     public void scatterv(final Object sendbuf, final long[] sendcounts, final long[] displs, final Datatype sendtype,
                          final Object recvbuf, final long recvcount, final Datatype recvtype, final int root) {
-        Collectives.scatterv(this, nextCall(6), sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
+        GatherScatter.scatterv(this, nextCall(6), sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
             checkRank("root", root));
     }
 
     /** {@code MPI_Allgather}: every rank gets every rank's data, in rank order. */
     public void allgather(final Object sendbuf, final long sendcount, final Datatype sendtype, final Object recvbuf,
                           final long recvcount, final Datatype recvtype) {
-        Collectives.allgatherv(this, nextCall(7), sendbuf, sendcount, sendtype, recvbuf,
-            Collectives.repeat(recvcount, size()), Collectives.blockDispls(recvcount, size()), recvtype);
+        GatherScatter.allgatherv(this, nextCall(7), sendbuf, sendcount, sendtype, recvbuf,
+            CollectiveCalls.repeat(recvcount, size()), CollectiveCalls.blockDispls(recvcount, size()), recvtype);
     }
 
     /** {@code MPI_Allgatherv}. */
     public void allgatherv(final Object sendbuf, final long sendcount, final Datatype sendtype, final Object recvbuf,
                            final long[] recvcounts, final long[] displs, final Datatype recvtype) {
-        Collectives.allgatherv(this, nextCall(8), sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+        GatherScatter.allgatherv(this, nextCall(8), sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
             recvtype);
     }
 
     /** {@code MPI_Alltoall}: block j of rank i's send buffer becomes block i of rank j's receive buffer. */
     public void alltoall(final Object sendbuf, final long sendcount, final Datatype sendtype, final Object recvbuf,
                          final long recvcount, final Datatype recvtype) {
-        Collectives.alltoall(this, nextCall(9), sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+        AllToAll.alltoall(this, nextCall(9), sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
     }
 
     /** {@code MPI_Alltoallv}: counts and displacements (in extents) per peer. */
     public void alltoallv(final Object sendbuf, final long[] sendcounts, final long[] sdispls, final Datatype sendtype,
                           final Object recvbuf, final long[] recvcounts, final long[] rdispls, final Datatype recvtype) {
-        Collectives.alltoallv(this, nextCall(10), sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+        AllToAll.alltoallv(this, nextCall(10), sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
             rdispls, recvtype);
     }
 
@@ -370,43 +395,43 @@ public final class Communicator implements AutoCloseable {
     public void alltoallw(final Object sendbuf, final long[] sendcounts, final long[] sdispls, final Datatype[] sendtypes,
                           final Object recvbuf, final long[] recvcounts, final long[] rdispls,
                           final Datatype[] recvtypes) {
-        Collectives.alltoallw(this, nextCall(11), sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
+        AllToAll.alltoallw(this, nextCall(11), sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
             rdispls, recvtypes);
     }
 
     /** {@code MPI_Reduce}: root gets {@code x_0 op x_1 op ... op x_{n-1}}, element by element. */
     public void reduce(final Object sendbuf, final Object recvbuf, final long count, final Datatype type, final Op op,
                        final int root) {
-        Collectives.reduce(this, nextCall(12), sendbuf, recvbuf, count, type, op, checkRank("root", root));
+        ReduceFamily.reduce(this, nextCall(12), sendbuf, recvbuf, count, type, op, checkRank("root", root));
     }
 
     /** {@code MPI_Allreduce}: every rank gets the same, bitwise identical, reduction. */
     public void allreduce(final Object sendbuf, final Object recvbuf, final long count, final Datatype type,
                           final Op op) {
-        Collectives.allreduce(this, nextCall(13), sendbuf, recvbuf, count, type, op);
+        ReduceFamily.allreduce(this, nextCall(13), sendbuf, recvbuf, count, type, op);
     }
 
     /** {@code MPI_Reduce_scatter}: the reduction is cut in blocks of {@code recvcounts[i]} elements, one per rank. */
     public void reduceScatter(final Object sendbuf, final Object recvbuf, final long[] recvcounts, final Datatype type,
                               final Op op) {
-        Collectives.reduceScatter(this, nextCall(14), sendbuf, recvbuf, recvcounts, type, op);
+        ReduceFamily.reduceScatter(this, nextCall(14), sendbuf, recvbuf, recvcounts, type, op);
     }
 
     /** {@code MPI_Reduce_scatter_block}. */
     public void reduceScatterBlock(final Object sendbuf, final Object recvbuf, final long recvcount,
                                    final Datatype type, final Op op) {
-        Collectives.reduceScatter(this, nextCall(15), sendbuf, recvbuf, Collectives.repeat(recvcount, size()), type,
+        ReduceFamily.reduceScatter(this, nextCall(15), sendbuf, recvbuf, CollectiveCalls.repeat(recvcount, size()), type,
             op);
     }
 
     /** {@code MPI_Scan}: rank i gets {@code x_0 op ... op x_i}. */
     public void scan(final Object sendbuf, final Object recvbuf, final long count, final Datatype type, final Op op) {
-        Collectives.scan(this, nextCall(16), sendbuf, recvbuf, count, type, op, false);
+        ReduceFamily.scan(this, nextCall(16), sendbuf, recvbuf, count, type, op, false);
     }
 
     /** {@code MPI_Exscan}: rank i gets {@code x_0 op ... op x_{i-1}}; rank 0's buffer is left as it was. */
     public void exscan(final Object sendbuf, final Object recvbuf, final long count, final Datatype type, final Op op) {
-        Collectives.scan(this, nextCall(17), sendbuf, recvbuf, count, type, op, true);
+        ReduceFamily.scan(this, nextCall(17), sendbuf, recvbuf, count, type, op, true);
     }
 
     // ------------------------------------------------------------------ typed shortcuts (see Shortcuts)
@@ -501,14 +526,14 @@ public final class Communicator implements AutoCloseable {
     /** {@code MPI_Ibarrier}. */
     public Request<Void> ibarrier() {
         final int seq = nextCall(1);
-        return start(() -> Collectives.barrier(this, seq));
+        return start(() -> Barriers.barrier(this, seq));
     }
 
     /** {@code MPI_Ibcast}. */
     public Request<Void> ibcast(final Object buf, final long count, final Datatype type, final int root) {
         final int seq = nextCall(2);
         final int r = checkRank("root", root);
-        return start(() -> Collectives.bcast(this, seq, buf, count, type, r));
+        return start(() -> Broadcasts.bcast(this, seq, buf, count, type, r));
     }
 
     /** {@code MPI_Igather}. */
@@ -516,7 +541,7 @@ public final class Communicator implements AutoCloseable {
                                  final Object recvbuf, final long recvcount, final Datatype recvtype, final int root) {
         final int seq = nextCall(3);
         final int r = checkRank("root", root);
-        return start(() -> Collectives.gather(this, seq, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, r));
+        return start(() -> GatherScatter.gather(this, seq, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, r));
     }
 
     /** {@code MPI_Iallgather}. */
@@ -524,15 +549,15 @@ public final class Communicator implements AutoCloseable {
                                     final Object recvbuf, final long recvcount, final Datatype recvtype) {
         final int seq = nextCall(7);
         final int n = size();
-        return start(() -> Collectives.allgatherv(this, seq, sendbuf, sendcount, sendtype, recvbuf,
-            Collectives.repeat(recvcount, n), Collectives.blockDispls(recvcount, n), recvtype));
+        return start(() -> GatherScatter.allgatherv(this, seq, sendbuf, sendcount, sendtype, recvbuf,
+            CollectiveCalls.repeat(recvcount, n), CollectiveCalls.blockDispls(recvcount, n), recvtype));
     }
 
     /** {@code MPI_Ialltoall}. */
     public Request<Void> ialltoall(final Object sendbuf, final long sendcount, final Datatype sendtype,
                                    final Object recvbuf, final long recvcount, final Datatype recvtype) {
         final int seq = nextCall(9);
-        return start(() -> Collectives.alltoall(this, seq, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+        return start(() -> AllToAll.alltoall(this, seq, sendbuf, sendcount, sendtype, recvbuf, recvcount,
             recvtype));
     }
 
@@ -541,21 +566,21 @@ public final class Communicator implements AutoCloseable {
                                  final Op op, final int root) {
         final int seq = nextCall(12);
         final int r = checkRank("root", root);
-        return start(() -> Collectives.reduce(this, seq, sendbuf, recvbuf, count, type, op, r));
+        return start(() -> ReduceFamily.reduce(this, seq, sendbuf, recvbuf, count, type, op, r));
     }
 
     /** {@code MPI_Iallreduce}. */
     public Request<Void> iallreduce(final Object sendbuf, final Object recvbuf, final long count, final Datatype type,
                                     final Op op) {
         final int seq = nextCall(13);
-        return start(() -> Collectives.allreduce(this, seq, sendbuf, recvbuf, count, type, op));
+        return start(() -> ReduceFamily.allreduce(this, seq, sendbuf, recvbuf, count, type, op));
     }
 
     /** {@code MPI_Iscan}. */
     public Request<Void> iscan(final Object sendbuf, final Object recvbuf, final long count, final Datatype type,
                                final Op op) {
         final int seq = nextCall(16);
-        return start(() -> Collectives.scan(this, seq, sendbuf, recvbuf, count, type, op, false));
+        return start(() -> ReduceFamily.scan(this, seq, sendbuf, recvbuf, count, type, op, false));
     }
 
     /** {@code MPI_Igatherv}. */
@@ -564,7 +589,7 @@ public final class Communicator implements AutoCloseable {
                                   final Datatype recvtype, final int root) {
         final int seq = nextCall(4);
         final int r = checkRank("root", root);
-        return start(() -> Collectives.gatherv(this, seq, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+        return start(() -> GatherScatter.gatherv(this, seq, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
             recvtype, r));
     }
 
@@ -573,7 +598,7 @@ public final class Communicator implements AutoCloseable {
                                   final Object recvbuf, final long recvcount, final Datatype recvtype, final int root) {
         final int seq = nextCall(5);
         final int r = checkRank("root", root);
-        return start(() -> Collectives.scatter(this, seq, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+        return start(() -> GatherScatter.scatter(this, seq, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
             r));
     }
 
@@ -583,7 +608,7 @@ public final class Communicator implements AutoCloseable {
                                    final Datatype recvtype, final int root) {
         final int seq = nextCall(6);
         final int r = checkRank("root", root);
-        return start(() -> Collectives.scatterv(this, seq, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
+        return start(() -> GatherScatter.scatterv(this, seq, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
             recvtype, r));
     }
 
@@ -592,7 +617,7 @@ public final class Communicator implements AutoCloseable {
                                      final Object recvbuf, final long[] recvcounts, final long[] displs,
                                      final Datatype recvtype) {
         final int seq = nextCall(8);
-        return start(() -> Collectives.allgatherv(this, seq, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+        return start(() -> GatherScatter.allgatherv(this, seq, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
             recvtype));
     }
 
@@ -601,7 +626,7 @@ public final class Communicator implements AutoCloseable {
                                     final Datatype sendtype, final Object recvbuf, final long[] recvcounts,
                                     final long[] rdispls, final Datatype recvtype) {
         final int seq = nextCall(10);
-        return start(() -> Collectives.alltoallv(this, seq, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+        return start(() -> AllToAll.alltoallv(this, seq, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
             recvcounts, rdispls, recvtype));
     }
 
@@ -610,7 +635,7 @@ public final class Communicator implements AutoCloseable {
                                     final Datatype[] sendtypes, final Object recvbuf, final long[] recvcounts,
                                     final long[] rdispls, final Datatype[] recvtypes) {
         final int seq = nextCall(11);
-        return start(() -> Collectives.alltoallw(this, seq, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+        return start(() -> AllToAll.alltoallw(this, seq, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
             recvcounts, rdispls, recvtypes));
     }
 
@@ -618,22 +643,22 @@ public final class Communicator implements AutoCloseable {
     public Request<Void> ireduceScatter(final Object sendbuf, final Object recvbuf, final long[] recvcounts,
                                         final Datatype type, final Op op) {
         final int seq = nextCall(14);
-        return start(() -> Collectives.reduceScatter(this, seq, sendbuf, recvbuf, recvcounts, type, op));
+        return start(() -> ReduceFamily.reduceScatter(this, seq, sendbuf, recvbuf, recvcounts, type, op));
     }
 
     /** {@code MPI_Ireduce_scatter_block}. */
     public Request<Void> ireduceScatterBlock(final Object sendbuf, final Object recvbuf, final long recvcount,
                                              final Datatype type, final Op op) {
         final int seq = nextCall(15);
-        final long[] counts = Collectives.repeat(recvcount, size());
-        return start(() -> Collectives.reduceScatter(this, seq, sendbuf, recvbuf, counts, type, op));
+        final long[] counts = CollectiveCalls.repeat(recvcount, size());
+        return start(() -> ReduceFamily.reduceScatter(this, seq, sendbuf, recvbuf, counts, type, op));
     }
 
     /** {@code MPI_Iexscan}. */
     public Request<Void> iexscan(final Object sendbuf, final Object recvbuf, final long count, final Datatype type,
                                  final Op op) {
         final int seq = nextCall(17);
-        return start(() -> Collectives.scan(this, seq, sendbuf, recvbuf, count, type, op, true));
+        return start(() -> ReduceFamily.scan(this, seq, sendbuf, recvbuf, count, type, op, true));
     }
 
     private Request<Void> start(final Runnable collective) {
@@ -645,13 +670,13 @@ public final class Communicator implements AutoCloseable {
     // ------------------------------------------------------------------ internals used by Collectives
 
     /**
-     * @param operation the collective's code (an index of {@code Collectives.OPERATIONS})
+     * @param operation the collective's code (an index of {@code CollectiveCalls.OPERATIONS})
      * @return this call's id: its sequence number and operation, the same on every rank that calls the same
      *     collective in the same order; messages carry it, so mismatched collectives are detected
      */
     int nextCall(final int operation) {
         checkOpen();
-        return Collectives.call(collectiveSequence.getAndIncrement(), operation);
+        return CollectiveCalls.call(collectiveSequence.getAndIncrement(), operation);
     }
 
     void sendOn(final int ctx, final Memory memory, final long count, final Datatype type, final int dest,

@@ -108,6 +108,14 @@ public final class Op {
     }
 
     static void combine(final Op op, final ByteBuffer in, final ByteBuffer inout, final Reductions.Element element) {
-        Reductions.combine(op.name, op.function, in, inout, element);
+        Reductions.combine(op.name, op.function == null ? null : op.function::apply, in, inout, element);
+    }
+
+    /**
+     * @return the element {@code count} x {@code type} are reduced as under this operation
+     * @throws org.pario.ParioException (ARGUMENT) naming both when this operation does not apply to the type
+     */
+    Reductions.Element element(final Datatype type, final long count) {
+        return Reductions.element(name, function != null, type, count);
     }
 }

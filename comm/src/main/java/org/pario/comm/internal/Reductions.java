@@ -7,7 +7,6 @@ import java.util.List;
 
 import org.pario.ErrorCategory;
 import org.pario.ParioException;
-import org.pario.comm.Op;
 import org.pario.datatypes.BasicKind;
 import org.pario.datatypes.Datatype;
 import org.pario.datatypes.SignatureEntry;
@@ -19,6 +18,18 @@ import org.pario.datatypes.SignatureEntry;
  */
 public final class Reductions {
     private Reductions() {
+    }
+
+    /** A user's combining function: {@code inout[i] = in[i] op inout[i]} over {@code count} elements of the type. */
+    @FunctionalInterface
+    public interface UserFunction {
+        /**
+         * @param in          the left operand
+         * @param inout       the right operand; receives the result
+         * @param count       number of elements
+         * @param elementType the type of each element
+         */
+        void apply(ByteBuffer in, ByteBuffer inout, long count, Datatype elementType);
     }
 
     /**
@@ -39,19 +50,23 @@ public final class Reductions {
         Datatype.TWO_DOUBLE_PRECISION};
 
     /**
-     * Finds the element of a reduction of {@code count} x {@code type} under {@code op}, or refuses the
-     * combination with an error that names both.
+     * Finds the element of a reduction of {@code count} x {@code type} under the operation named {@code op}, or
+     * refuses the combination with an error that names both.
+     *
+     * @param op          the operation's name: a predefined one's (MAX, MINLOC, ...) unless {@code userDefined}
+     * @param userDefined whether the operation is a user's function, which sees the reduction's own type and count
      */
-    public static Element element(final Op op, final Datatype type, final long count) {
+    public static Element element(final String op, final boolean userDefined, final Datatype type,
+                                  final long count) {
         final long entries = type.typemapLength() * count;
         if (entries == 0) {
             return new Element(Datatype.BYTE, 0);
         }
-        if (op.userDefined()) {
+        if (userDefined) {
             // as in MPI, a user function sees the reduction's own datatype and count (here as packed bytes)
             return new Element(type, count);
         }
-        if (op == Op.MINLOC || op == Op.MAXLOC) {
+        if (op.equals("MINLOC") || op.equals("MAXLOC")) {
             final Datatype pair = pairOf(type);
             if (pair == null) {
                 throw refuse(op, type, "it is not made of one pair type such as double_int or 2int");
@@ -66,11 +81,11 @@ public final class Reductions {
         return new Element(basic, entries);
     }
 
-    private static void check(final Op op, final Datatype basic, final Datatype type) {
+    private static void check(final String op, final Datatype basic, final Datatype type) {
         final BasicKind kind = basic.basicKind().orElseThrow();
         final boolean integer = kind == BasicKind.SIGNED_INTEGER || kind == BasicKind.UNSIGNED_INTEGER
             || kind == BasicKind.FORTRAN_INTEGER;
-        final boolean ok = switch (op.name()) {
+        final boolean ok = switch (op) {
             case "MAX", "MIN" -> integer || kind == BasicKind.FLOATING;
             case "SUM", "PROD" -> integer || kind == BasicKind.FLOATING
                 || kind == BasicKind.COMPLEX && basic.size() <= 16;
@@ -85,7 +100,7 @@ public final class Reductions {
         }
     }
 
-    private static ParioException refuse(final Op op, final Datatype type, final String why) {
+    private static ParioException refuse(final String op, final Datatype type, final String why) {
         return new ParioException(ErrorCategory.ARGUMENT, "op " + op + " cannot be applied to datatype " + type
             + ": " + why);
     }
@@ -133,7 +148,7 @@ public final class Reductions {
     }
 
     /** {@code inout[i] = in[i] op inout[i]} for every element. */
-    public static void combine(final String name, final Op.Function user, final ByteBuffer in, final ByteBuffer inout,
+    public static void combine(final String name, final UserFunction user, final ByteBuffer in, final ByteBuffer inout,
                                final Element e) {
         final ByteBuffer a = in.duplicate().clear().order(ByteOrder.LITTLE_ENDIAN);
         final ByteBuffer b = inout.duplicate().clear().order(ByteOrder.LITTLE_ENDIAN);

@@ -57,6 +57,67 @@ final class BlockSend extends ParkedSend {
         return pieceAt(last) + Frames.RDATA_HEADER + pieceLength(last);
     }
 
+    /**
+     * @return a new block for the pieces of block {@code b}
+     * @throws org.pario.ParioException (MEMORY) when no direct memory is left for it: a message whose receive has not
+     *     asked for it must be held whole, and the JVM's direct memory is bounded ({@code -XX:MaxDirectMemorySize},
+     *     by default the heap's maximum)
+     */
+    ByteBuf takeBlock(final Links links, final int b) {
+        return links.direct(blockBytes(b), "hold", bytes, dest, " until its receive asks for the data ("
+            + (long) b * blockPieces * pieceBytes + " bytes of it packed; raise -XX:MaxDirectMemorySize, or post "
+            + "the receive before the send)");
+    }
+
+    /**
+     * Writes the pieces packed and not yet sent to the receive that asked for them, each an RDATA frame that shares
+     * its block (caller holds this record's lock).
+     */
+    void writePieces(final Links links) {
+        final long receiveId = waitingReceiveId;
+        final Gate gate = links.gate(dest);
+        for (; sentPieces < packedPieces; sentPieces++) {
+            final int i = sentPieces;
+            final int b = blockOf(i);
+            // a slice that shares the block and counts as a reference to it: the write releases it
+            final ByteBuf frame = Frames.rdataInFront(blocks.get(b).retainedSlice(pieceAt(i),
+                Frames.RDATA_HEADER + pieceLength(i)).readerIndex(Frames.RDATA_HEADER), receiveId);
+            holds.incrementAndGet(b);
+            gate.write(frame, f -> {
+                    dropHold(links, b);
+                    links.failedSend(dest, f);
+                });
+            if (i + 1 == pieces || blockOf(i + 1) != b) {
+                // the block's last piece is on its way: the block goes back as soon as its writes are done
+                blocksHandedOver = b + 1;
+                dropHold(links, b);
+            }
+        }
+    }
+
+    /** Drops one hold on block {@code b}, giving the block back with the last. */
+    void dropHold(final Links links, final int b) {
+        if (holds.decrementAndGet(b) == 0) {
+            final ByteBuf block = blocks.get(b);
+            if (block != null) {
+                links.give(block);
+            }
+            blockBack.complete(null);
+        }
+    }
+
+    /** Drops the record's hold on every block it still holds: each goes back once its pieces are written. */
+    void dropHolds(final Links links) {
+        final int from;
+        synchronized (this) {
+            from = blocksHandedOver;
+            blocksHandedOver = holds.length();
+        }
+        for (int b = from; b < holds.length(); b++) {
+            dropHold(links, b);
+        }
+    }
+
     @Override
     void wakePacker() {
         blockBack.complete(null);

@@ -1,5 +1,7 @@
 package org.pario.comm.internal.tcp;
 
+import java.util.function.Consumer;
+
 import org.pario.datatypes.Datatype;
 import org.pario.datatypes.Memory;
 
@@ -15,13 +17,21 @@ final class LateSend extends FromCallerSend {
     final long count;
     /** Guarded by this: whether a thread packs and writes pieces of it now. */
     boolean packingLate;
+    /** Packs and writes its next pieces (caller holds the lock). */
+    private final Consumer<LateSend> packer;
 
     LateSend(final int dest, final long id, final Memory memory, final Datatype type, final long count,
-             final long bytes, final int pieceBytes) {
+             final long bytes, final int pieceBytes, final Consumer<LateSend> packer) {
         super(dest, bytes, pieceBytes);
         this.id = id;
         this.memory = memory;
         this.type = type;
         this.count = count;
+        this.packer = packer;
+    }
+
+    @Override
+    void afterWrite(final Links links) {
+        packer.accept(this);
     }
 }

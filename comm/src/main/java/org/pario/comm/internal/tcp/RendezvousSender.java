@@ -1,6 +1,5 @@
 package org.pario.comm.internal.tcp;
 
-import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -10,7 +9,6 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.netty.util.concurrent.Future;
 import org.pario.ParioException;
 import org.pario.comm.internal.Message;
 import org.pario.comm.internal.MessageAccess;
@@ -174,7 +172,7 @@ final class RendezvousSender {
                 final int b = p.blockOf(i);
                 if (p.blocks.get(b) == null) {
                     awaitRoom(p, b);
-                    p.blocks.set(b, takeBlock(p, b));
+                    p.blocks.set(b, p.takeBlock(links, b));
                 }
                 Packer.pack(memory, memory.origin(), type, count, DataRepresentation.NATIVE, (long) i * p.pieceBytes,
                     p.blocks.get(b).nioBuffer(p.pieceAt(i) + Frames.RDATA_HEADER, length), 0, length);
@@ -309,7 +307,7 @@ final class RendezvousSender {
         links.fabric().checkAlive(dest);
         counters.packedLate.addAndGet(bytes);
         final long id = ids.incrementAndGet();
-        return announceFromCaller(id, new LateSend(dest, id, memory, type, count, bytes, packLatePiece), context,
+        return announceFromCaller(id, new LateSend(dest, id, memory, type, count, bytes, packLatePiece, this::packLate), context,
             source, tag, type);
     }
 
@@ -333,47 +331,9 @@ final class RendezvousSender {
         if (p instanceof LateSend late) {
             packLate(late);
         } else if (p instanceof InPlaceSend inPlace) {
-            writeInPlace(inPlace);
+            inPlace.writePieces(links);
         } else if (p instanceof BlockSend blocks) {
-            writeBlocks(blocks);
-        }
-    }
-
-    private void writeInPlace(final InPlaceSend p) {
-        final long receiveId = p.waitingReceiveId;
-        final Gate gate = links.gate(p.dest);
-        for (; p.sentPieces < p.packedPieces; p.sentPieces++) {
-            final int length = p.pieceLength(p.sentPieces);
-            // header and data in one frame, so no other frame can come between them
-            final ByteBuf frame = Unpooled.wrappedBuffer(Frames.rdataHeader(links.alloc(p.dest), receiveId, length),
-                p.inPlace.retainedSlice((int) ((long) p.sentPieces * p.pieceBytes), length));
-            p.writesOut++;
-            gate.write(frame, f -> {
-                    pieceWrittenFromCaller(p, f);
-                    links.failedSend(p.dest, f);
-                });
-        }
-    }
-
-    private void writeBlocks(final BlockSend p) {
-        final long receiveId = p.waitingReceiveId;
-        final Gate gate = links.gate(p.dest);
-        for (; p.sentPieces < p.packedPieces; p.sentPieces++) {
-            final int i = p.sentPieces;
-            final int b = p.blockOf(i);
-            // a slice that shares the block and counts as a reference to it: the write releases it
-            final ByteBuf frame = Frames.rdataInFront(p.blocks.get(b).retainedSlice(p.pieceAt(i),
-                Frames.RDATA_HEADER + p.pieceLength(i)).readerIndex(Frames.RDATA_HEADER), receiveId);
-            p.holds.incrementAndGet(b);
-            gate.write(frame, f -> {
-                    dropHold(p, b);
-                    links.failedSend(p.dest, f);
-                });
-            if (i + 1 == p.pieces || p.blockOf(i + 1) != b) {
-                // the block's last piece is on its way: the block goes back as soon as its writes are done
-                p.blocksHandedOver = b + 1;
-                dropHold(p, b);
-            }
+            blocks.writePieces(links);
         }
     }
 
@@ -382,7 +342,7 @@ final class RendezvousSender {
      * wait for the socket; each finished write calls this again (caller holds {@code p}'s lock). The record leaves
      * the parked set once its last piece is handed over.
      */
-    private void packLate(final LateSend p) {
+    void packLate(final LateSend p) {
         if (p.packingLate) {
             // a write finished within a write of the loop below: the loop goes on
             return;
@@ -415,7 +375,7 @@ final class RendezvousSender {
                 p.writesOut++;
                 gate.write(frame, f -> {
                         links.give(frame);
-                        pieceWrittenFromCaller(p, f);
+                        p.pieceWritten(links, f);
                         links.failedSend(p.dest, f);
                     });
             }
@@ -423,7 +383,7 @@ final class RendezvousSender {
                 // only once the last piece is queued: a goodbye written after the parked set is empty follows it
                 parked.remove(p.id);
             }
-            finishFromCaller(p);
+            p.finish(links);
         } finally {
             p.packingLate = false;
         }
@@ -437,81 +397,6 @@ final class RendezvousSender {
         p.failure = "rank " + links.rank() + " could not send the data of this message: " + e.getMessage();
         p.writeFailure = e;
         refuse(p.id, p, p.waitingReceiveId);
-    }
-
-    /** One piece of a message sent in place or packed as it leaves is written, or its write failed. */
-    private void pieceWrittenFromCaller(final FromCallerSend p, final Future<? super Void> f) {
-        synchronized (p) {
-            p.writesOut--;
-            if (!f.isSuccess() && p.writeFailure == null) {
-                p.writeFailure = f.cause();
-            }
-            if (p instanceof LateSend late) {
-                packLate(late);
-            } else {
-                finishFromCaller(p);
-            }
-        }
-    }
-
-    /**
-     * Completes the future of a message sent in place or packed as it leaves once its record is released and no
-     * write of it is under way: from then on nothing reads the caller's memory (caller holds {@code p}'s lock).
-     */
-    private void finishFromCaller(final FromCallerSend p) {
-        if (!p.taken() || p.writesOut > 0 || p.written.isDone()) {
-            return;
-        }
-        if (p.failure != null && p.writeFailure instanceof ParioException e) {
-            // packing failed: the caller hears that reason, as a sender that packs up front would
-            p.written.completeExceptionally(e);
-        } else if (p.writeFailure != null) {
-            p.written.completeExceptionally(links.sendFailed(p.dest, p.bytes, p.writeFailure));
-        } else if (p.sentPieces < p.pieces && links.fabric().departed(p.dest)) {
-            p.written.completeExceptionally(links.sendFailed(p.dest, p.bytes,
-                new IOException("rank " + p.dest + " left before it asked for the data")));
-        } else {
-            // every piece written, or the receiver let the data go (its receive ended another way)
-            p.written.complete(null);
-        }
-    }
-
-    /** Drops one hold on a block of a parked message, giving the block back with the last. */
-    private void dropHold(final BlockSend p, final int b) {
-        if (p.holds.decrementAndGet(b) == 0) {
-            final ByteBuf block = p.blocks.get(b);
-            if (block != null) {
-                links.give(block);
-            }
-            p.blockBack.complete(null);
-        }
-    }
-
-    /**
-     * Drops the record's hold on every block of a parked message it still holds: each goes back once its pieces are
-     * written.
-     */
-    private void dropHolds(final BlockSend p) {
-        final int from;
-        synchronized (p) {
-            from = p.blocksHandedOver;
-            p.blocksHandedOver = p.holds.length();
-        }
-        for (int b = from; b < p.holds.length(); b++) {
-            dropHold(p, b);
-        }
-    }
-
-    /**
-     * @return a new block for the pieces of block {@code b} of a parked message
-     * @throws ParioException (MEMORY) when no direct memory is left for it: a message whose receive has not asked
-     *     for it must be held whole, and the JVM's direct memory is bounded ({@code -XX:MaxDirectMemorySize}, by
-     *     default the heap's maximum)
-     */
-    private ByteBuf takeBlock(final BlockSend p, final int b) {
-        return links.direct(p.blockBytes(b), "hold", p.bytes, p.dest, " until its receive asks for the data ("
-            + (long) b * p.blockPieces * p.pieceBytes + " bytes of it packed; raise -XX:MaxDirectMemorySize, or post "
-            + "the receive before the send)");
     }
 
     /**
@@ -598,7 +483,7 @@ final class RendezvousSender {
         }
         // a staged message's space goes once its receiver, which may still read what was published, has asked
         if (p instanceof BlockSend blocks && p.take()) {
-            dropHolds(blocks);
+            blocks.dropHolds(links);
         }
         if (waiting >= 0) {
             refuse(id, p, waiting);
@@ -635,10 +520,10 @@ final class RendezvousSender {
                 staged.segment.release();
             } else if (p instanceof FromCallerSend fromCaller) {
                 synchronized (p) {
-                    finishFromCaller(fromCaller);
+                    fromCaller.finish(links);
                 }
             } else if (p instanceof BlockSend blocks) {
-                dropHolds(blocks);
+                blocks.dropHolds(links);
             }
         }
     }

@@ -1,0 +1,101 @@
+package org.pario.comm;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+import org.pario.ErrorCategory;
+import org.pario.ParioException;
+import org.pario.comm.internal.ArrayCombine;
+import org.pario.comm.internal.Reductions;
+import org.pario.comm.internal.Scratch;
+import org.pario.comm.settings.CollectiveTuning;
+import org.pario.datatypes.DataRepresentation;
+import org.pario.datatypes.Datatype;
+import org.pario.datatypes.Memory;
+import org.pario.datatypes.Packer;
+
+/**
+ * Barrier: from 3 up to {@link org.pario.comm.settings.CollectiveTuning#barrierLinearMaxRanks()} ranks, every rank's
+ * arrival gathered at rank 0, which then lets each go; otherwise the dissemination barrier.
+ */
+final class Barriers {
+    private Barriers() {
+    }
+
+    // ------------------------------------------------------------------ barrier and broadcast
+
+    static void barrier(final Communicator c, final int seq) {
+        final int n = c.size();
+        final byte[] none = new byte[0];
+        if (n > 2 && n <= c.state.settings.tuning().barrierLinearMaxRanks()) {
+            linearBarrier(c, seq, none);
+            return;
+        }
+        for (int k = 1, step = 0; k < n; k <<= 1, step++) {
+            final CollectiveCalls.Pending r = CollectiveCalls.irecv(c, Memory.of(none), 0, Datatype.BYTE, (c.rank - k + n) % n, CollectiveCalls.tag(seq, step));
+            CollectiveCalls.send(c, Memory.of(none), 0, Datatype.BYTE, (c.rank + k) % n, CollectiveCalls.tag(seq, step));
+            r.join();
+        }
+    }
+
+    /**
+     * Every rank tells rank 0 it has arrived, and rank 0, once all have, tells the odd ranks and the last one to go
+     * on, each odd rank passing the word on to the even rank after it: {@code 2(n - 1)} messages where dissemination
+     * sends {@code n log2(n)}, and rank 0 leaves first, ready for what follows. Rank 0 sending every release itself
+     * kept it at work a send longer, where ranks outnumber cores on the core another rank needed.
+     */
+    static void linearBarrier(final Communicator c, final int seq, final byte[] none) {
+        final int n = c.size();
+        final int me = c.rank;
+        if (me == 0) {
+            final CollectiveCalls.Pending[] arrived = new CollectiveCalls.Pending[n];
+            for (int i = 1; i < n; i++) {
+                arrived[i] = CollectiveCalls.irecv(c, Memory.of(none), 0, Datatype.BYTE, i, CollectiveCalls.tag(seq, 0));
+            }
+            joinAll(arrived);
+            for (int i = 1; i < n; i++) {
+                if (releaser(i, n) == 0) {
+                    CollectiveCalls.send(c, Memory.of(none), 0, Datatype.BYTE, i, CollectiveCalls.tag(seq, 1));
+                }
+            }
+            return;
+        }
+        final CollectiveCalls.Pending go = CollectiveCalls.irecv(c, Memory.of(none), 0, Datatype.BYTE, releaser(me, n), CollectiveCalls.tag(seq, 1));
+        CollectiveCalls.send(c, Memory.of(none), 0, Datatype.BYTE, 0, CollectiveCalls.tag(seq, 0));
+        go.join();
+        if (me + 1 < n && releaser(me + 1, n) == me) {
+            CollectiveCalls.send(c, Memory.of(none), 0, Datatype.BYTE, me + 1, CollectiveCalls.tag(seq, 1));
+        }
+    }
+
+    /** @return who releases rank {@code r} (not 0) from {@link #linearBarrier}: rank 0, or the odd rank before it */
+    static int releaser(final int r, final int n) {
+        return r % 2 == 1 || r == n - 1 ? 0 : r - 1;
+    }
+
+    /**
+     * Waits for every non-null receive, then throws the first failure, if any, so none is left behind.
+     *
+     * @return each receive's status, null where there was none
+     */
+    static Status[] joinAll(final CollectiveCalls.Pending[] pending) {
+        final Status[] statuses = new Status[pending.length];
+        ParioException first = null;
+        for (int i = 0; i < pending.length; i++) {
+            if (pending[i] == null) {
+                continue;
+            }
+            try {
+                statuses[i] = pending[i].join();
+            } catch (ParioException e) {
+                first = first == null ? e : first;
+            }
+        }
+        if (first != null) {
+            throw first;
+        }
+        return statuses;
+    }
+}
