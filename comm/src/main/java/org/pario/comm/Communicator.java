@@ -17,6 +17,7 @@ import org.pario.comm.internal.Fabric;
 import org.pario.comm.internal.Message;
 import org.pario.comm.internal.MessageAccess;
 import org.pario.comm.internal.Scratch;
+import org.pario.comm.internal.Waiting;
 import org.pario.comm.settings.CommSettings;
 import org.pario.datatypes.Datatype;
 import org.pario.datatypes.Memory;
@@ -718,7 +719,7 @@ public final class Communicator implements AutoCloseable {
 
     private <T> T await(final CompletableFuture<T> f) {
         try {
-            return Waits.await(f, fabric);
+            return Waiting.await(f, fabric, false);
         } catch (CompletionException e) {
             throw Request.unwrap(e.getCause());
         }

@@ -10,6 +10,7 @@ import java.util.concurrent.TimeoutException;
 import org.pario.ErrorCategory;
 import org.pario.ParioException;
 import org.pario.comm.internal.Fabric;
+import org.pario.comm.internal.Waiting;
 
 /**
  * A nonblocking operation in progress ({@code MPI_Request}). The caller must not touch the operation's buffers
@@ -73,7 +74,7 @@ public final class Request<T> {
      */
     public T join() {
         try {
-            return Waits.await(future, fabric, prompt);
+            return Waiting.await(future, fabric, prompt);
         } catch (CompletionException e) {
             throw unwrap(e.getCause());
         }
@@ -89,7 +90,7 @@ public final class Request<T> {
      */
     public T join(final long timeout, final TimeUnit unit) {
         try {
-            Waits.spin(future, fabric, prompt);
+            Waiting.spin(future, fabric, prompt);
             return future.get(timeout, unit);
         } catch (ExecutionException e) {
             throw unwrap(e.getCause());
