@@ -6,18 +6,30 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntPredicate;
 import java.util.function.Supplier;
 
 import org.pario.ErrorCategory;
 import org.pario.ParioException;
+import org.pario.comm.internal.Checks;
 import org.pario.comm.internal.Endpoint;
 import org.pario.comm.internal.Fabric;
 import org.pario.comm.internal.Message;
 import org.pario.comm.internal.MessageAccess;
 import org.pario.comm.internal.Scratch;
 import org.pario.comm.internal.Waiting;
+import org.pario.comm.internal.coll.AllToAll;
+import org.pario.comm.internal.coll.Barriers;
+import org.pario.comm.internal.coll.Broadcasts;
+import org.pario.comm.internal.coll.CollectiveCalls;
+import org.pario.comm.internal.coll.CollectiveContext;
+import org.pario.comm.internal.coll.GatherScatter;
+import org.pario.comm.internal.coll.InPlace;
+import org.pario.comm.internal.coll.ReduceFamily;
+import org.pario.comm.settings.CollectiveTuning;
 import org.pario.comm.settings.CommSettings;
 import org.pario.datatypes.Datatype;
 import org.pario.datatypes.Memory;
@@ -53,12 +65,7 @@ public final class Communicator implements AutoCloseable {
     /** The largest tag a user message may carry. */
     public static final int TAG_UB = Integer.MAX_VALUE;
     /** {@code MPI_IN_PLACE}: as the send buffer of collectives that allow it, "the data is already in place". */
-    public static final Object IN_PLACE = new Object() {
-        @Override
-        public String toString() {
-            return "IN_PLACE";
-        }
-    };
+    public static final Object IN_PLACE = InPlace.MARKER;
 
     final Fabric fabric;
     final Endpoint endpoint;
@@ -69,6 +76,8 @@ public final class Communicator implements AutoCloseable {
     final RankState state;
     private final AtomicInteger collectiveSequence = new AtomicInteger();
     private final Runnable onClose;
+    /** What the collective algorithms may ask of this communicator. */
+    private final CollectiveContext collective = new Collective();
     private volatile boolean closed;
 
     /**
@@ -329,66 +338,66 @@ public final class Communicator implements AutoCloseable {
 
     /** {@code MPI_Barrier}: returns when every rank has entered it. */
     public void barrier() {
-        Barriers.barrier(this, nextCall(1));
+        Barriers.barrier(collective, nextCall(1));
     }
 
     /** {@code MPI_Bcast}: root's {@code count x type} is copied to every rank's buffer. */
     public void bcast(final Object buf, final long count, final Datatype type, final int root) {
-        Broadcasts.bcast(this, nextCall(2), buf, count, type, checkRank("root", root));
+        Broadcasts.bcast(collective, nextCall(2), buf, count, type, checkRank("root", root));
     }
 
     /** {@code MPI_Gather}: every rank's data, concatenated in rank order at root. */
     public void gather(final Object sendbuf, final long sendcount, final Datatype sendtype, final Object recvbuf,
                        final long recvcount, final Datatype recvtype, final int root) {
-        GatherScatter.gather(this, nextCall(3), sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+        GatherScatter.gather(collective, nextCall(3), sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
             checkRank("root", root));
     }
 
     /** {@code MPI_Gatherv}: rank i's data lands at {@code displs[i]} extents of recvtype, {@code recvcounts[i]} long. */
     public void gatherv(final Object sendbuf, final long sendcount, final Datatype sendtype, final Object recvbuf,
                         final long[] recvcounts, final long[] displs, final Datatype recvtype, final int root) {
-        GatherScatter.gatherv(this, nextCall(4), sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+        GatherScatter.gatherv(collective, nextCall(4), sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
             checkRank("root", root));
     }
 
     /** {@code MPI_Scatter}: root's buffer is cut in rank-order blocks, one per rank. */
     public void scatter(final Object sendbuf, final long sendcount, final Datatype sendtype, final Object recvbuf,
                         final long recvcount, final Datatype recvtype, final int root) {
-        GatherScatter.scatter(this, nextCall(5), sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+        GatherScatter.scatter(collective, nextCall(5), sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
             checkRank("root", root));
     }
 
     /** {@code MPI_Scatterv}. */
     public void scatterv(final Object sendbuf, final long[] sendcounts, final long[] displs, final Datatype sendtype,
                          final Object recvbuf, final long recvcount, final Datatype recvtype, final int root) {
-        GatherScatter.scatterv(this, nextCall(6), sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
+        GatherScatter.scatterv(collective, nextCall(6), sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
             checkRank("root", root));
     }
 
     /** {@code MPI_Allgather}: every rank gets every rank's data, in rank order. */
     public void allgather(final Object sendbuf, final long sendcount, final Datatype sendtype, final Object recvbuf,
                           final long recvcount, final Datatype recvtype) {
-        GatherScatter.allgatherv(this, nextCall(7), sendbuf, sendcount, sendtype, recvbuf,
+        GatherScatter.allgatherv(collective, nextCall(7), sendbuf, sendcount, sendtype, recvbuf,
             CollectiveCalls.repeat(recvcount, size()), CollectiveCalls.blockDispls(recvcount, size()), recvtype);
     }
 
     /** {@code MPI_Allgatherv}. */
     public void allgatherv(final Object sendbuf, final long sendcount, final Datatype sendtype, final Object recvbuf,
                            final long[] recvcounts, final long[] displs, final Datatype recvtype) {
-        GatherScatter.allgatherv(this, nextCall(8), sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+        GatherScatter.allgatherv(collective, nextCall(8), sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
             recvtype);
     }
 
     /** {@code MPI_Alltoall}: block j of rank i's send buffer becomes block i of rank j's receive buffer. */
     public void alltoall(final Object sendbuf, final long sendcount, final Datatype sendtype, final Object recvbuf,
                          final long recvcount, final Datatype recvtype) {
-        AllToAll.alltoall(this, nextCall(9), sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+        AllToAll.alltoall(collective, nextCall(9), sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
     }
 
     /** {@code MPI_Alltoallv}: counts and displacements (in extents) per peer. */
     public void alltoallv(final Object sendbuf, final long[] sendcounts, final long[] sdispls, final Datatype sendtype,
                           final Object recvbuf, final long[] recvcounts, final long[] rdispls, final Datatype recvtype) {
-        AllToAll.alltoallv(this, nextCall(10), sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+        AllToAll.alltoallv(collective, nextCall(10), sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
             rdispls, recvtype);
     }
 
@@ -396,43 +405,43 @@ public final class Communicator implements AutoCloseable {
     public void alltoallw(final Object sendbuf, final long[] sendcounts, final long[] sdispls, final Datatype[] sendtypes,
                           final Object recvbuf, final long[] recvcounts, final long[] rdispls,
                           final Datatype[] recvtypes) {
-        AllToAll.alltoallw(this, nextCall(11), sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
+        AllToAll.alltoallw(collective, nextCall(11), sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
             rdispls, recvtypes);
     }
 
     /** {@code MPI_Reduce}: root gets {@code x_0 op x_1 op ... op x_{n-1}}, element by element. */
     public void reduce(final Object sendbuf, final Object recvbuf, final long count, final Datatype type, final Op op,
                        final int root) {
-        ReduceFamily.reduce(this, nextCall(12), sendbuf, recvbuf, count, type, op, checkRank("root", root));
+        ReduceFamily.reduce(collective, nextCall(12), sendbuf, recvbuf, count, type, op.reduction(), checkRank("root", root));
     }
 
     /** {@code MPI_Allreduce}: every rank gets the same, bitwise identical, reduction. */
     public void allreduce(final Object sendbuf, final Object recvbuf, final long count, final Datatype type,
                           final Op op) {
-        ReduceFamily.allreduce(this, nextCall(13), sendbuf, recvbuf, count, type, op);
+        ReduceFamily.allreduce(collective, nextCall(13), sendbuf, recvbuf, count, type, op.reduction());
     }
 
     /** {@code MPI_Reduce_scatter}: the reduction is cut in blocks of {@code recvcounts[i]} elements, one per rank. */
     public void reduceScatter(final Object sendbuf, final Object recvbuf, final long[] recvcounts, final Datatype type,
                               final Op op) {
-        ReduceFamily.reduceScatter(this, nextCall(14), sendbuf, recvbuf, recvcounts, type, op);
+        ReduceFamily.reduceScatter(collective, nextCall(14), sendbuf, recvbuf, recvcounts, type, op.reduction());
     }
 
     /** {@code MPI_Reduce_scatter_block}. */
     public void reduceScatterBlock(final Object sendbuf, final Object recvbuf, final long recvcount,
                                    final Datatype type, final Op op) {
-        ReduceFamily.reduceScatter(this, nextCall(15), sendbuf, recvbuf, CollectiveCalls.repeat(recvcount, size()), type,
-            op);
+        ReduceFamily.reduceScatter(collective, nextCall(15), sendbuf, recvbuf, CollectiveCalls.repeat(recvcount, size()),
+            type, op.reduction());
     }
 
     /** {@code MPI_Scan}: rank i gets {@code x_0 op ... op x_i}. */
     public void scan(final Object sendbuf, final Object recvbuf, final long count, final Datatype type, final Op op) {
-        ReduceFamily.scan(this, nextCall(16), sendbuf, recvbuf, count, type, op, false);
+        ReduceFamily.scan(collective, nextCall(16), sendbuf, recvbuf, count, type, op.reduction(), false);
     }
 
     /** {@code MPI_Exscan}: rank i gets {@code x_0 op ... op x_{i-1}}; rank 0's buffer is left as it was. */
     public void exscan(final Object sendbuf, final Object recvbuf, final long count, final Datatype type, final Op op) {
-        ReduceFamily.scan(this, nextCall(17), sendbuf, recvbuf, count, type, op, true);
+        ReduceFamily.scan(collective, nextCall(17), sendbuf, recvbuf, count, type, op.reduction(), true);
     }
 
     // ------------------------------------------------------------------ typed shortcuts (see Shortcuts)
@@ -527,14 +536,14 @@ public final class Communicator implements AutoCloseable {
     /** {@code MPI_Ibarrier}. */
     public Request<Void> ibarrier() {
         final int seq = nextCall(1);
-        return start(() -> Barriers.barrier(this, seq));
+        return start(() -> Barriers.barrier(collective, seq));
     }
 
     /** {@code MPI_Ibcast}. */
     public Request<Void> ibcast(final Object buf, final long count, final Datatype type, final int root) {
         final int seq = nextCall(2);
         final int r = checkRank("root", root);
-        return start(() -> Broadcasts.bcast(this, seq, buf, count, type, r));
+        return start(() -> Broadcasts.bcast(collective, seq, buf, count, type, r));
     }
 
     /** {@code MPI_Igather}. */
@@ -542,7 +551,7 @@ public final class Communicator implements AutoCloseable {
                                  final Object recvbuf, final long recvcount, final Datatype recvtype, final int root) {
         final int seq = nextCall(3);
         final int r = checkRank("root", root);
-        return start(() -> GatherScatter.gather(this, seq, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, r));
+        return start(() -> GatherScatter.gather(collective, seq, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, r));
     }
 
     /** {@code MPI_Iallgather}. */
@@ -550,7 +559,7 @@ public final class Communicator implements AutoCloseable {
                                     final Object recvbuf, final long recvcount, final Datatype recvtype) {
         final int seq = nextCall(7);
         final int n = size();
-        return start(() -> GatherScatter.allgatherv(this, seq, sendbuf, sendcount, sendtype, recvbuf,
+        return start(() -> GatherScatter.allgatherv(collective, seq, sendbuf, sendcount, sendtype, recvbuf,
             CollectiveCalls.repeat(recvcount, n), CollectiveCalls.blockDispls(recvcount, n), recvtype));
     }
 
@@ -558,7 +567,7 @@ public final class Communicator implements AutoCloseable {
     public Request<Void> ialltoall(final Object sendbuf, final long sendcount, final Datatype sendtype,
                                    final Object recvbuf, final long recvcount, final Datatype recvtype) {
         final int seq = nextCall(9);
-        return start(() -> AllToAll.alltoall(this, seq, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+        return start(() -> AllToAll.alltoall(collective, seq, sendbuf, sendcount, sendtype, recvbuf, recvcount,
             recvtype));
     }
 
@@ -567,21 +576,21 @@ public final class Communicator implements AutoCloseable {
                                  final Op op, final int root) {
         final int seq = nextCall(12);
         final int r = checkRank("root", root);
-        return start(() -> ReduceFamily.reduce(this, seq, sendbuf, recvbuf, count, type, op, r));
+        return start(() -> ReduceFamily.reduce(collective, seq, sendbuf, recvbuf, count, type, op.reduction(), r));
     }
 
     /** {@code MPI_Iallreduce}. */
     public Request<Void> iallreduce(final Object sendbuf, final Object recvbuf, final long count, final Datatype type,
                                     final Op op) {
         final int seq = nextCall(13);
-        return start(() -> ReduceFamily.allreduce(this, seq, sendbuf, recvbuf, count, type, op));
+        return start(() -> ReduceFamily.allreduce(collective, seq, sendbuf, recvbuf, count, type, op.reduction()));
     }
 
     /** {@code MPI_Iscan}. */
     public Request<Void> iscan(final Object sendbuf, final Object recvbuf, final long count, final Datatype type,
                                final Op op) {
         final int seq = nextCall(16);
-        return start(() -> ReduceFamily.scan(this, seq, sendbuf, recvbuf, count, type, op, false));
+        return start(() -> ReduceFamily.scan(collective, seq, sendbuf, recvbuf, count, type, op.reduction(), false));
     }
 
     /** {@code MPI_Igatherv}. */
@@ -590,7 +599,7 @@ public final class Communicator implements AutoCloseable {
                                   final Datatype recvtype, final int root) {
         final int seq = nextCall(4);
         final int r = checkRank("root", root);
-        return start(() -> GatherScatter.gatherv(this, seq, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+        return start(() -> GatherScatter.gatherv(collective, seq, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
             recvtype, r));
     }
 
@@ -599,7 +608,7 @@ public final class Communicator implements AutoCloseable {
                                   final Object recvbuf, final long recvcount, final Datatype recvtype, final int root) {
         final int seq = nextCall(5);
         final int r = checkRank("root", root);
-        return start(() -> GatherScatter.scatter(this, seq, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+        return start(() -> GatherScatter.scatter(collective, seq, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
             r));
     }
 
@@ -609,7 +618,7 @@ public final class Communicator implements AutoCloseable {
                                    final Datatype recvtype, final int root) {
         final int seq = nextCall(6);
         final int r = checkRank("root", root);
-        return start(() -> GatherScatter.scatterv(this, seq, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
+        return start(() -> GatherScatter.scatterv(collective, seq, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
             recvtype, r));
     }
 
@@ -618,7 +627,7 @@ public final class Communicator implements AutoCloseable {
                                      final Object recvbuf, final long[] recvcounts, final long[] displs,
                                      final Datatype recvtype) {
         final int seq = nextCall(8);
-        return start(() -> GatherScatter.allgatherv(this, seq, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+        return start(() -> GatherScatter.allgatherv(collective, seq, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
             recvtype));
     }
 
@@ -627,7 +636,7 @@ public final class Communicator implements AutoCloseable {
                                     final Datatype sendtype, final Object recvbuf, final long[] recvcounts,
                                     final long[] rdispls, final Datatype recvtype) {
         final int seq = nextCall(10);
-        return start(() -> AllToAll.alltoallv(this, seq, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+        return start(() -> AllToAll.alltoallv(collective, seq, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
             recvcounts, rdispls, recvtype));
     }
 
@@ -636,7 +645,7 @@ public final class Communicator implements AutoCloseable {
                                     final Datatype[] sendtypes, final Object recvbuf, final long[] recvcounts,
                                     final long[] rdispls, final Datatype[] recvtypes) {
         final int seq = nextCall(11);
-        return start(() -> AllToAll.alltoallw(this, seq, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+        return start(() -> AllToAll.alltoallw(collective, seq, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
             recvcounts, rdispls, recvtypes));
     }
 
@@ -644,7 +653,7 @@ public final class Communicator implements AutoCloseable {
     public Request<Void> ireduceScatter(final Object sendbuf, final Object recvbuf, final long[] recvcounts,
                                         final Datatype type, final Op op) {
         final int seq = nextCall(14);
-        return start(() -> ReduceFamily.reduceScatter(this, seq, sendbuf, recvbuf, recvcounts, type, op));
+        return start(() -> ReduceFamily.reduceScatter(collective, seq, sendbuf, recvbuf, recvcounts, type, op.reduction()));
     }
 
     /** {@code MPI_Ireduce_scatter_block}. */
@@ -652,14 +661,14 @@ public final class Communicator implements AutoCloseable {
                                              final Datatype type, final Op op) {
         final int seq = nextCall(15);
         final long[] counts = CollectiveCalls.repeat(recvcount, size());
-        return start(() -> ReduceFamily.reduceScatter(this, seq, sendbuf, recvbuf, counts, type, op));
+        return start(() -> ReduceFamily.reduceScatter(collective, seq, sendbuf, recvbuf, counts, type, op.reduction()));
     }
 
     /** {@code MPI_Iexscan}. */
     public Request<Void> iexscan(final Object sendbuf, final Object recvbuf, final long count, final Datatype type,
                                  final Op op) {
         final int seq = nextCall(17);
-        return start(() -> ReduceFamily.scan(this, seq, sendbuf, recvbuf, count, type, op, true));
+        return start(() -> ReduceFamily.scan(collective, seq, sendbuf, recvbuf, count, type, op.reduction(), true));
     }
 
     private Request<Void> start(final Runnable collective) {
@@ -749,6 +758,57 @@ public final class Communicator implements AutoCloseable {
     private void checkOpen() {
         if (closed) {
             throw ParioException.argument("the communicator is closed");
+        }
+    }
+
+    /** This communicator as the collective algorithms see it: messages in its collective context. */
+    private final class Collective implements CollectiveContext {
+        @Override
+        public int rank() {
+            return rank;
+        }
+
+        @Override
+        public int size() {
+            return group.length;
+        }
+
+        @Override
+        public CollectiveTuning tuning() {
+            return state.settings.tuning();
+        }
+
+        @Override
+        public Scratch scratch() {
+            return state.scratch;
+        }
+
+        @Override
+        public void send(final Memory m, final long count, final Datatype type, final int dest, final int tag) {
+            sendOn(collectiveContext, m, count, type, dest, tag);
+        }
+
+        @Override
+        public Transfer sendInPlace(final Memory m, final long count, final Datatype type, final int dest,
+                                    final int tag) {
+            final Request<Void> r = isendInPlaceOn(collectiveContext, m, count, type, dest, tag);
+            return millis -> {
+                r.join(millis, TimeUnit.MILLISECONDS);
+                return 0;
+            };
+        }
+
+        @Override
+        public Transfer receive(final Memory m, final long count, final Datatype type, final int source,
+                                final int tag, final boolean prompt) {
+            final Request<Status> posted = irecvOn(collectiveContext, m, count, type, source, tag);
+            final Request<Status> r = prompt ? posted.sentPromptly() : posted;
+            return millis -> r.join(millis, TimeUnit.MILLISECONDS).bytes();
+        }
+
+        @Override
+        public Message peek(final int source, final IntPredicate tag) {
+            return endpoint.peekWhere(collectiveContext, source, tag);
         }
     }
 

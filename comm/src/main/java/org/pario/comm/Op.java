@@ -3,7 +3,7 @@ package org.pario.comm;
 import java.nio.ByteBuffer;
 import java.util.Objects;
 
-import org.pario.comm.internal.Reductions;
+import org.pario.comm.internal.coll.Reduction;
 import org.pario.datatypes.Datatype;
 
 /**
@@ -63,11 +63,13 @@ public final class Op {
     private final String name;
     private final boolean commutative;
     private final Function function;
+    private final Reduction reduction;
 
     private Op(final String name, final boolean commutative, final Function function) {
         this.name = name;
         this.commutative = commutative;
         this.function = function;
+        this.reduction = new Reduction(name, commutative, function == null ? null : function::apply);
     }
 
     /**
@@ -107,15 +109,8 @@ public final class Op {
         return name;
     }
 
-    static void combine(final Op op, final ByteBuffer in, final ByteBuffer inout, final Reductions.Element element) {
-        Reductions.combine(op.name, op.function == null ? null : op.function::apply, in, inout, element);
-    }
-
-    /**
-     * @return the element {@code count} x {@code type} are reduced as under this operation
-     * @throws org.pario.ParioException (ARGUMENT) naming both when this operation does not apply to the type
-     */
-    Reductions.Element element(final Datatype type, final long count) {
-        return Reductions.element(name, function != null, type, count);
+    /** @return this operation as the collective algorithms take it */
+    Reduction reduction() {
+        return reduction;
     }
 }

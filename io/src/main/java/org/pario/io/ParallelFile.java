@@ -489,21 +489,32 @@ public final class ParallelFile implements AutoCloseable {
 
     private org.pario.comm.Request<Status> async(final java.util.function.Supplier<Status> access) {
         checkOpen();
-        return org.pario.comm.Request.of(java.util.concurrent.CompletableFuture.supplyAsync(access, WORKERS),
-            WORKERS);
+        return org.pario.comm.Request.of(java.util.concurrent.CompletableFuture.supplyAsync(access, workers),
+            completion);
     }
 
-    private static org.pario.comm.Request<Status> done(final Status s) {
-        return org.pario.comm.Request.of(java.util.concurrent.CompletableFuture.completedFuture(s), WORKERS);
+    private org.pario.comm.Request<Status> done(final Status s) {
+        return org.pario.comm.Request.of(java.util.concurrent.CompletableFuture.completedFuture(s), completion);
     }
 
-    /** Threads that carry out nonblocking independent accesses; daemons, so they never keep a JVM alive. */
-    private static final java.util.concurrent.ExecutorService WORKERS =
+    /**
+     * This file's threads for nonblocking independent accesses: daemons, made as needed, so they never keep a JVM
+     * alive; shut down when the file closes, after the accesses begun before (MPI has them completed by then).
+     */
+    private final java.util.concurrent.ExecutorService workers =
         java.util.concurrent.Executors.newCachedThreadPool(r -> {
             final Thread t = new Thread(r, "pario-file-io");
             t.setDaemon(true);
             return t;
         });
+    /** Where a request's dependents run: the file's threads, or the caller's once the file has closed. */
+    private final java.util.concurrent.Executor completion = task -> {
+        try {
+            workers.execute(task);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            task.run();
+        }
+    };
 
     /** {@code MPI_File_write_at_all}, collective (two-phase I/O, see {@link Hints}). */
     public Status writeAtAll(final long offset, final Object buf, final long count, final Datatype type) {
@@ -757,6 +768,7 @@ public final class ParallelFile implements AutoCloseable {
             if (twoPhase != null) {
                 twoPhase.close();
             }
+            workers.shutdown();
         }
         if (modes.contains(Mode.DELETE_ON_CLOSE) && comm.rank() == 0) {
             try {

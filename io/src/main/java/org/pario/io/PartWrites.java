@@ -97,7 +97,7 @@ final class PartWrites {
                         } catch (IOException e) {
                             throw new CompletionException(e);
                         }
-                    }, TwoPhase.STORAGE_IO);
+                    }, c.storageIo());
                 }
                 failure = failed(c, appends, failure);
             }
@@ -109,7 +109,7 @@ final class PartWrites {
                     } catch (IOException e) {
                         throw new CompletionException(e);
                     }
-                }, TwoPhase.STORAGE_IO);
+                }, c.storageIo());
             }
             try {
                 appends.join();

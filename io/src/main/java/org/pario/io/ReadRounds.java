@@ -152,6 +152,6 @@ final class ReadRounds {
             } catch (IOException e) {
                 throw new CompletionException(e);
             }
-        }, TwoPhase.STORAGE_IO);
+        }, c.storageIo());
     }
 }

@@ -1,5 +1,7 @@
 package org.pario.io;
 
+import java.util.concurrent.Executor;
+
 import org.pario.comm.Communicator;
 import org.pario.io.storage.Storage;
 
@@ -16,9 +18,10 @@ import org.pario.io.storage.Storage;
  * @param buffers         the file's round buffers
  * @param windowBytes     the size of an aggregator's round window ({@code cb_buffer_size})
  * @param rounds          told when a round is done
+ * @param storageIo       the file's threads for background storage accesses and placement
  */
 record RoundContext(Communicator comm, Storage storage, int[] aggregators, int aggregatorIndex, FileView[] views,
-                    RoundBuffers buffers, int windowBytes, RoundListener rounds) {
+                    RoundBuffers buffers, int windowBytes, RoundListener rounds, Executor storageIo) {
     /** Told when a round of a call is done. */
     @FunctionalInterface
     interface RoundListener {

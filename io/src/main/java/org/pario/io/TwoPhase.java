@@ -32,8 +32,11 @@ import org.pario.io.storage.Storage;
 final class TwoPhase {
     static final int TAG_WRITE = 11;
     static final int TAG_READ = 12;
-    /** Threads that write and read aggregators' windows in the background, and place their upper halves; daemons. */
-    static final ExecutorService STORAGE_IO = Executors.newCachedThreadPool(r -> {
+    /**
+     * Threads that write and read this file's aggregator windows in the background, and place their upper halves;
+     * daemons, made as needed and gone with the file.
+     */
+    private final ExecutorService storageIo = Executors.newCachedThreadPool(r -> {
         final Thread t = new Thread(r, "pario-two-phase-io");
         t.setDaemon(true);
         return t;
@@ -110,6 +113,8 @@ final class TwoPhase {
     }
 
     void close() {
+        // every background access of a call is waited for within the call: nothing is left to finish
+        storageIo.shutdown();
         comm.close();
     }
 
@@ -247,7 +252,7 @@ final class TwoPhase {
         writing = write;
         roundEvent = beginRound();
         final RoundContext c = new RoundContext(comm, storage, aggregators, myAggregatorIndex, views, roundBuffers,
-            (int) hints.number("cb_buffer_size"), this::roundDone);
+            (int) hints.number("cb_buffer_size"), this::roundDone, storageIo);
         if (parts) {
             return OptionalLong.of(PartWrites.writeParts(c, plan, m, count, type, rep));
         }

@@ -87,7 +87,7 @@ final class WriteRounds {
                             final ByteBuffer into = window;
                             if (sm < s1) {
                                 upper = upper.thenRunAsync(() -> Placement.place(view, sm, s1, data,
-                                    (int) (sm - s0), into, ws, true, covered), TwoPhase.STORAGE_IO);
+                                    (int) (sm - s0), into, ws, true, covered), c.storageIo());
                             }
                             Placement.place(view, s0, sm, data, 0, into, ws, true, covered);
                             first = Math.min(first, TwoPhasePlan.fileOffsetOf(view, s0));
@@ -117,7 +117,7 @@ final class WriteRounds {
                         } catch (IOException e) {
                             throw new CompletionException(e);
                         }
-                    }, TwoPhase.STORAGE_IO);
+                    }, c.storageIo());
                 }
             }
             failure = settle(pending, 0, failure);

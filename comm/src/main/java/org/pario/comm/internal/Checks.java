@@ -1,21 +1,21 @@
-package org.pario.comm;
+package org.pario.comm.internal;
 
 import org.pario.ParioException;
 import org.pario.datatypes.Datatype;
 
-/** Argument checks shared by the communicator's operations. */
-final class Checks {
+/** Argument checks shared by the communicator's operations and the collective algorithms. */
+public final class Checks {
     private Checks() {
     }
 
-    static long count(final String name, final long value) {
+    public static long count(final String name, final long value) {
         if (value < 0) {
             throw ParioException.argument(name + " must be >= 0, got " + value);
         }
         return value;
     }
 
-    static Datatype type(final Datatype type) {
+    public static Datatype type(final Datatype type) {
         if (type == null) {
             throw ParioException.argument("datatype must not be null");
         }
@@ -23,7 +23,7 @@ final class Checks {
     }
 
     /** A datatype per rank, none of them null. */
-    static void types(final String name, final Datatype[] types, final int expected) {
+    public static void types(final String name, final Datatype[] types, final int expected) {
         if (types == null || types.length != expected) {
             throw ParioException.argument(name + " must have one entry per rank (" + expected + "), got "
                 + (types == null ? "null" : types.length));
@@ -35,7 +35,7 @@ final class Checks {
         }
     }
 
-    static void length(final String name, final long[] values, final int expected) {
+    public static void length(final String name, final long[] values, final int expected) {
         if (values == null || values.length != expected) {
             throw ParioException.argument(name + " must have one entry per rank (" + expected + "), got "
                 + (values == null ? "null" : values.length));

@@ -1,4 +1,4 @@
-package org.pario.comm;
+package org.pario.comm.internal.coll;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -8,6 +8,7 @@ import java.util.List;
 import org.pario.ErrorCategory;
 import org.pario.ParioException;
 import org.pario.comm.internal.ArrayCombine;
+import org.pario.comm.internal.Checks;
 import org.pario.comm.internal.Reductions;
 import org.pario.comm.internal.Scratch;
 import org.pario.comm.settings.CollectiveTuning;
@@ -21,7 +22,7 @@ import org.pario.datatypes.Packer;
  * concurrent collectives never mix), receives that tell a mismatched collective from a slow one ({@link Pending}),
  * and sends and receives in the communicator's collective context.
  */
-final class CollectiveCalls {
+public final class CollectiveCalls {
     private CollectiveCalls() {
     }
 
@@ -34,7 +35,7 @@ final class CollectiveCalls {
     static final long MISMATCH_CHECK_MILLIS = 100;
 
     /** @return a call id: 19 bits of sequence number, 5 of operation */
-    static int call(final int seq, final int operation) {
+    public static int call(final int seq, final int operation) {
         return ((seq & 0x7FFFF) << 5) | (operation & 0x1F);
     }
 
@@ -45,15 +46,15 @@ final class CollectiveCalls {
 
     /** A posted collective receive that knows what it waits for, so it can tell a mismatched collective. */
     static final class Pending {
-        private final Communicator c;
-        /** A receive's request, or a send's (whose result is null). */
-        private final Request<?> request;
+        private final CollectiveContext c;
+        /** A receive, or a send. */
+        private final CollectiveContext.Transfer transfer;
         private final int source;
         private final int tag;
 
-        Pending(final Communicator c, final Request<?> request, final int source, final int tag) {
+        Pending(final CollectiveContext c, final CollectiveContext.Transfer transfer, final int source, final int tag) {
             this.c = c;
-            this.request = request;
+            this.transfer = transfer;
             this.source = source;
             this.tag = tag;
         }
@@ -63,12 +64,12 @@ final class CollectiveCalls {
          * sent a message of the same collective call number but another operation: then the ranks called different
          * collectives, and waiting would never end.
          *
-         * @return the receive's status; null for a send
+         * @return the bytes received; 0 for a send
          */
-        Status join() {
+        long join() {
             while (true) {
                 try {
-                    return (Status) request.join(MISMATCH_CHECK_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
+                    return transfer.join(MISMATCH_CHECK_MILLIS);
                 } catch (ParioException e) {
                     // also when the peer is gone: it may have left because it saw the mismatch first, and its
                     // message of the other collective (sent before it left) names the real cause
@@ -86,7 +87,7 @@ final class CollectiveCalls {
         private ParioException mismatch() {
             final int expectedCall = tag >>> 7;
             final int seq = expectedCall >>> 5;
-            final org.pario.comm.internal.Message other = c.endpoint.peekWhere(c.collectiveContext, source,
+            final org.pario.comm.internal.Message other = c.peek(source,
                 t -> (t >>> 12) == seq && ((t >>> 7) & 0x1F) != (expectedCall & 0x1F));
             if (other == null) {
                 return null;
@@ -99,13 +100,13 @@ final class CollectiveCalls {
         }
     }
 
-    static long[] repeat(final long value, final int n) {
+    public static long[] repeat(final long value, final int n) {
         final long[] a = new long[n];
         Arrays.fill(a, value);
         return a;
     }
 
-    static long[] blockDispls(final long count, final int n) {
+    public static long[] blockDispls(final long count, final int n) {
         final long[] a = new long[n];
         for (int i = 0; i < n; i++) {
             a[i] = i * count;
@@ -125,18 +126,18 @@ final class CollectiveCalls {
         return m.at(Math.multiplyExact(displ, type.extent()));
     }
 
-    static void send(final Communicator c, final Memory m, final long count, final Datatype type, final int dest,
+    static void send(final CollectiveContext c, final Memory m, final long count, final Datatype type, final int dest,
                              final int tag) {
-        c.sendOn(c.collectiveContext, m, count, type, dest, tag);
+        c.send(m, count, type, dest, tag);
     }
 
     /**
      * Sends from memory the collective leaves alone until the send is joined: a transport may then write it from
      * there without packing it first ({@link org.pario.comm.internal.Fabric#sendInPlace}).
      */
-    static Pending sendInPlace(final Communicator c, final Memory m, final long count, final Datatype type,
+    static Pending sendInPlace(final CollectiveContext c, final Memory m, final long count, final Datatype type,
                                        final int dest, final int tag) {
-        return new Pending(c, c.isendInPlaceOn(c.collectiveContext, m, count, type, dest, tag), dest, tag);
+        return new Pending(c, c.sendInPlace(m, count, type, dest, tag), dest, tag);
     }
 
     /**
@@ -172,7 +173,7 @@ final class CollectiveCalls {
         }
     }
 
-    static Status recv(final Communicator c, final Memory m, final long count, final Datatype type,
+    static long recv(final CollectiveContext c, final Memory m, final long count, final Datatype type,
                                final int source, final int tag) {
         return irecv(c, m, count, type, source, tag).join();
     }
@@ -180,18 +181,17 @@ final class CollectiveCalls {
     /**
      * {@link #recv} of a root's message. When the root sends it as soon as it enters the call ({@code rootAtWork}:
      * a linear broadcast's or scatter's root, needing nothing from other ranks first) and it is small, the wait keeps
-     * its core for a few microseconds before it hands it on where ranks outnumber cores ({@link Request#sentPromptly}).
+     * its core for a few microseconds before it hands it on where ranks outnumber cores.
      */
-    static Status recvFromRoot(final Communicator c, final Memory m, final long count, final Datatype type,
+    static long recvFromRoot(final CollectiveContext c, final Memory m, final long count, final Datatype type,
                                        final int root, final int tag, final boolean rootAtWork) {
-        final Request<Status> r = c.irecvOn(c.collectiveContext, m, count, type, root, tag);
         final boolean prompt = rootAtWork
-            && (type.size() == 0 || count <= c.state.settings.tuning().promptWaitMaxBytes() / type.size());
-        return new Pending(c, prompt ? r.sentPromptly() : r, root, tag).join();
+            && (type.size() == 0 || count <= c.tuning().promptWaitMaxBytes() / type.size());
+        return new Pending(c, c.receive(m, count, type, root, tag, prompt), root, tag).join();
     }
 
-    static Pending irecv(final Communicator c, final Memory m, final long count, final Datatype type,
+    static Pending irecv(final CollectiveContext c, final Memory m, final long count, final Datatype type,
                                  final int source, final int tag) {
-        return new Pending(c, c.irecvOn(c.collectiveContext, m, count, type, source, tag), source, tag);
+        return new Pending(c, c.receive(m, count, type, source, tag, false), source, tag);
     }
 }

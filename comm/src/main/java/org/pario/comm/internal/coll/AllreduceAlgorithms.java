@@ -1,4 +1,4 @@
-package org.pario.comm;
+package org.pario.comm.internal.coll;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -8,6 +8,7 @@ import java.util.List;
 import org.pario.ErrorCategory;
 import org.pario.ParioException;
 import org.pario.comm.internal.ArrayCombine;
+import org.pario.comm.internal.Checks;
 import org.pario.comm.internal.Reductions;
 import org.pario.comm.internal.Scratch;
 import org.pario.comm.settings.CollectiveTuning;
@@ -21,7 +22,7 @@ import org.pario.datatypes.Packer;
  * recursive-doubling allgather (large data), on packed arrays or directly over primitive arrays in pieces; ranks
  * beyond a power of two folded in and out. Every rank gets bitwise the same result.
  */
-final class AllreduceAlgorithms {
+public final class AllreduceAlgorithms {
     private AllreduceAlgorithms() {
     }
 
@@ -65,13 +66,13 @@ final class AllreduceAlgorithms {
      * soon as it is in. Blocks sent from a direct buffer go through {@link #sendInPlace}, so the transport may write
      * large ones from there instead of packing them; they are joined before the call returns.
      */
-    static void directRabenseifner(final Communicator c, final int seq, final Object sendbuf,
-                                           final Object recvbuf, final long count, final Datatype type, final Op op) {
+    static void directRabenseifner(final CollectiveContext c, final int seq, final Object sendbuf,
+                                           final Object recvbuf, final long count, final Datatype type, final Reduction op) {
         final int n = c.size();
-        final int me = c.rank;
+        final int me = c.rank();
         final long size = type.size();
         final Memory out = CollectiveCalls.memory("recvbuf", recvbuf);
-        final Memory in = sendbuf == Communicator.IN_PLACE ? out : CollectiveCalls.memory("sendbuf", sendbuf);
+        final Memory in = sendbuf == InPlace.MARKER ? out : CollectiveCalls.memory("sendbuf", sendbuf);
         final long[] start = new long[n + 1];
         for (int b = 0; b <= n; b++) {
             // count * b / n without the product, which could overflow
@@ -87,7 +88,7 @@ final class AllreduceAlgorithms {
             throw ParioException.argument("allreduce: " + kept * size + " bytes per rank in the first step do not"
                 + " fit one array");
         }
-        final Scratch scratch = c.state.scratch;
+        final Scratch scratch = c.scratch();
         final Object ownArray = in.primitiveArray();
         final Object outArray = out.primitiveArray();
         // a predefined operation between primitive arrays combines the partners' values straight into arrays of the
@@ -103,7 +104,7 @@ final class AllreduceAlgorithms {
         final Object acc = !inArrays ? scratch.take((int) (kept * size))
             : half == 1 ? null : scratch.takeArray(ownArray.getClass().getComponentType(), (int) kept);
         final byte[] incoming = scratch.take((int) (kept * size));
-        final CollectiveTuning tuning = c.state.settings.tuning();
+        final CollectiveTuning tuning = c.tuning();
         // whole blocks are one piece each
         final long segment = n <= tuning.allreduceSegmentMaxRanks()
             ? Math.max(1, tuning.allreduceSegmentBytes() / size) : Math.max(1, count);
@@ -175,10 +176,10 @@ final class AllreduceAlgorithms {
      * pieces per step. The allgather starts from the block the reduce-scatter leaves the rank with, which is block
      * {@code rank}: every halving keeps the half whose bit of the rank it shares.
      */
-    static CollectiveCalls.Pending[][] postAllgather(final Communicator c, final int seq, final Memory out,
+    static CollectiveCalls.Pending[][] postAllgather(final CollectiveContext c, final int seq, final Memory out,
                                              final long[] start, final Datatype type, final long segment) {
         final int n = c.size();
-        final int me = c.rank;
+        final int me = c.rank();
         int lo = me;
         int hi = me + 1;
         final CollectiveCalls.Pending[][] steps = new CollectiveCalls.Pending[Integer.numberOfTrailingZeros(n)][];
@@ -197,7 +198,7 @@ final class AllreduceAlgorithms {
      * {@code segment} elements (the last one shorter). Partners cut a block the same way, and pieces between two
      * ranks arrive in the order sent, so they can share one tag.
      */
-    static CollectiveCalls.Pending[] receivePieces(final Communicator c, final Memory into, final long count,
+    static CollectiveCalls.Pending[] receivePieces(final CollectiveContext c, final Memory into, final long count,
                                            final Datatype type, final long segment, final int partner,
                                            final int tag) {
         final CollectiveCalls.Pending[] pieces = new CollectiveCalls.Pending[Math.toIntExact((count + segment - 1) / segment)];
@@ -224,7 +225,7 @@ final class AllreduceAlgorithms {
      * rest of its pieces once it has received all it waits for (the halves of a block differ by at most one piece).
      */
     static final class Pieces {
-        private final Communicator c;
+        private final CollectiveContext c;
         private final Memory from;
         private final long count;
         private final Datatype type;
@@ -241,7 +242,7 @@ final class AllreduceAlgorithms {
         /** The sends that may still read {@link #from}. */
         private final List<CollectiveCalls.Pending> sends = new ArrayList<>();
 
-        Pieces(final Communicator c, final Memory from, final long count, final Datatype type, final long segment,
+        Pieces(final CollectiveContext c, final Memory from, final long count, final Datatype type, final long segment,
                final int partner, final int tag) {
             this.c = c;
             this.from = from;
@@ -291,7 +292,7 @@ final class AllreduceAlgorithms {
      */
     static void combinePieces(final CollectiveCalls.Pending[] pieces, final byte[] incoming, final byte[] acc,
                                       final long accFirst, final long count, final long segment, final Datatype type,
-                                      final Op op, final Memory packFrom, final Memory unpackTo, final Pieces given) {
+                                      final Reduction op, final Memory packFrom, final Memory unpackTo, final Pieces given) {
         final int size = (int) type.size();
         final long chunk = Math.max(1, Broadcasts.COMBINE_CHUNK_BYTES / size);
         final ByteBuffer accBuffer = ByteBuffer.wrap(acc);
@@ -307,7 +308,7 @@ final class AllreduceAlgorithms {
                     Packer.pack(from, from.origin(), type, elements, DataRepresentation.NATIVE, 0, accBuffer, at,
                         elements * size);
                 }
-                Op.combine(op, ByteBuffer.wrap(incoming, (int) (first * size), elements * size).slice(),
+                Reduction.combine(op, ByteBuffer.wrap(incoming, (int) (first * size), elements * size).slice(),
                     ByteBuffer.wrap(acc, at, elements * size).slice(), new Reductions.Element(type, elements));
                 if (unpackTo != null) {
                     final Memory to = unpackTo.at(first * size);
@@ -326,7 +327,7 @@ final class AllreduceAlgorithms {
      * which saves packing and unpacking the operands.
      */
     static void combineInArrays(final CollectiveCalls.Pending[] pieces, final byte[] incoming, final long count,
-                                        final long segment, final Datatype type, final Op op, final Object own,
+                                        final long segment, final Datatype type, final Reduction op, final Object own,
                                         final int ownFirst, final Object out, final int outFirst,
                                         final Pieces given) {
         final int size = (int) type.size();
@@ -353,9 +354,9 @@ final class AllreduceAlgorithms {
         }
     }
 
-    static Core foldIn(final Communicator c, final int seq, final byte[] own, final Reductions.Element e,
-                               final Op op) {
-        final int me = c.rank;
+    static Core foldIn(final CollectiveContext c, final int seq, final byte[] own, final Reductions.Element e,
+                               final Reduction op) {
+        final int me = c.rank();
         int pof2 = 1;
         while (pof2 * 2 <= c.size()) {
             pof2 *= 2;
@@ -371,14 +372,14 @@ final class AllreduceAlgorithms {
         }
         final byte[] right = ReduceFamily.recvBytes(c, own.length, me + 1, CollectiveCalls.tag(seq, 4));
         // the lower rank's operand on the left
-        Op.combine(op, ByteBuffer.wrap(own), ByteBuffer.wrap(right), e);
-        c.state.scratch.give(own);
+        Reduction.combine(op, ByteBuffer.wrap(own), ByteBuffer.wrap(right), e);
+        c.scratch().give(own);
         return new Core(pof2, extra, me / 2, right);
     }
 
     /** Hands the result back to the ranks that sat out: each even folding rank to the odd one after it. */
-    static byte[] foldOut(final Communicator c, final int seq, final Core core, final byte[] result) {
-        final int me = c.rank;
+    static byte[] foldOut(final CollectiveContext c, final int seq, final Core core, final byte[] result) {
+        final int me = c.rank();
         if (me >= 2 * core.extra) {
             return result;
         }
@@ -394,8 +395,8 @@ final class AllreduceAlgorithms {
      * Recursive doubling; with a non-power-of-two size, the first {@code 2 * (n - pof2)} ranks fold in pairs
      * first (odd ranks give their data to the even rank before them and get the result back at the end).
      */
-    static byte[] recursiveDoubling(final Communicator c, final int seq, final byte[] own,
-                                            final Reductions.Element e, final Op op) {
+    static byte[] recursiveDoubling(final CollectiveContext c, final int seq, final byte[] own,
+                                            final Reductions.Element e, final Reduction op) {
         final Core core = foldIn(c, seq, own, e, op);
         final int pof2 = core.pof2;
         final int newRank = core.newRank;
@@ -404,17 +405,17 @@ final class AllreduceAlgorithms {
             for (int mask = 1, step = 5; mask < pof2; mask <<= 1, step++) {
                 final int partnerNew = newRank ^ mask;
                 final int partner = core.world(partnerNew);
-                final byte[] theirs = c.state.scratch.take(acc.length);
+                final byte[] theirs = c.scratch().take(acc.length);
                 final CollectiveCalls.Pending r = CollectiveCalls.irecv(c, Memory.of(theirs), theirs.length, Datatype.BYTE, partner, CollectiveCalls.tag(seq, step));
                 ReduceFamily.sendBytes(c, acc, partner, CollectiveCalls.tag(seq, step));
                 r.join();
                 // the lower group's value is always the left operand, so both partners compute the same bits
                 if (partnerNew < newRank) {
-                    Op.combine(op, ByteBuffer.wrap(theirs), ByteBuffer.wrap(acc), e);
-                    c.state.scratch.give(theirs);
+                    Reduction.combine(op, ByteBuffer.wrap(theirs), ByteBuffer.wrap(acc), e);
+                    c.scratch().give(theirs);
                 } else {
-                    Op.combine(op, ByteBuffer.wrap(acc), ByteBuffer.wrap(theirs), e);
-                    c.state.scratch.give(acc);
+                    Reduction.combine(op, ByteBuffer.wrap(acc), ByteBuffer.wrap(theirs), e);
+                    c.scratch().give(acc);
                     acc = theirs;
                 }
             }
@@ -430,8 +431,8 @@ final class AllreduceAlgorithms {
      * one rank and copied from there, so all ranks hold the same bits. Partial results are combined in place, into
      * the rank's packed operand.
      */
-    static byte[] rabenseifner(final Communicator c, final int seq, final byte[] own,
-                                       final Reductions.Element e, final Op op) {
+    static byte[] rabenseifner(final CollectiveContext c, final int seq, final byte[] own,
+                                       final Reductions.Element e, final Reduction op) {
         final Core core = foldIn(c, seq, own, e, op);
         final int pof2 = core.pof2;
         final int newRank = core.newRank;
@@ -443,7 +444,7 @@ final class AllreduceAlgorithms {
                 start[b] = Math.toIntExact(e.count() * b / pof2 * elementSize);
             }
             final int half = pof2 / 2;
-            final byte[] incoming = c.state.scratch.take(Math.max(start[half], start[pof2] - start[half]));
+            final byte[] incoming = c.scratch().take(Math.max(start[half], start[pof2] - start[half]));
             int lo = 0;
             int hi = pof2;
             for (int mask = half, step = 60; mask > 0; mask >>= 1, step++) {
@@ -454,13 +455,13 @@ final class AllreduceAlgorithms {
                 CollectiveCalls.send(c, Memory.of(acc).at(start[h.giveLo]), start[h.giveHi] - start[h.giveLo], Datatype.BYTE, partner,
                     CollectiveCalls.tag(seq, step));
                 r.join();
-                Op.combine(op, ByteBuffer.wrap(incoming, 0, keep).slice(),
+                Reduction.combine(op, ByteBuffer.wrap(incoming, 0, keep).slice(),
                     ByteBuffer.wrap(acc, start[h.keepLo], keep).slice(),
                     new Reductions.Element(e.type(), keep / elementSize));
                 lo = h.keepLo;
                 hi = h.keepHi;
             }
-            c.state.scratch.give(incoming);
+            c.scratch().give(incoming);
             for (int mask = 1, step = 92; mask < pof2; mask <<= 1, step++) {
                 final int partner = core.world(newRank ^ mask);
                 final Theirs t = Theirs.of(lo, hi, (newRank & mask) == 0);

@@ -1,4 +1,4 @@
-package org.pario.comm;
+package org.pario.comm.internal.coll;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -8,6 +8,7 @@ import java.util.List;
 import org.pario.ErrorCategory;
 import org.pario.ParioException;
 import org.pario.comm.internal.ArrayCombine;
+import org.pario.comm.internal.Checks;
 import org.pario.comm.internal.Reductions;
 import org.pario.comm.internal.Scratch;
 import org.pario.comm.settings.CollectiveTuning;
@@ -20,16 +21,16 @@ import org.pario.datatypes.Packer;
  * Alltoall(v/w): through rank 0 from 3 up to a few ranks and small blocks; every message in flight at once for small
  * blocks; pairwise exchange above.
  */
-final class AllToAll {
+public final class AllToAll {
     private AllToAll() {
     }
 
-    static void alltoallv(final Communicator c, final int seq, final Object sendbuf, final long[] sendcounts,
+    public static void alltoallv(final CollectiveContext c, final int seq, final Object sendbuf, final long[] sendcounts,
                           final long[] sdispls, final Datatype sendtype, final Object recvbuf, final long[] recvcounts,
                           final long[] rdispls, final Datatype recvtype) {
         final int n = c.size();
         // in place, MPI ignores the send arguments: they may be null
-        final boolean inPlace = sendbuf == Communicator.IN_PLACE;
+        final boolean inPlace = sendbuf == InPlace.MARKER;
         alltoallw(c, seq, sendbuf, sendcounts, inPlace ? null : byteDispls("sdispls", sdispls, sendtype, n),
             inPlace ? null : sameType(sendtype, n), recvbuf, recvcounts, byteDispls("rdispls", rdispls, recvtype, n),
             sameType(recvtype, n));
@@ -40,10 +41,10 @@ final class AllToAll {
      * rank's blocks together stay within {@link CollectiveTuning#alltoallLinearMaxBytes()}, otherwise as
      * {@link #alltoallv}. The choice rests on the size of a block, which MPI requires to be the same on every rank.
      */
-    static void alltoall(final Communicator c, final int seq, final Object sendbuf, final long sendcount,
+    public static void alltoall(final CollectiveContext c, final int seq, final Object sendbuf, final long sendcount,
                          final Datatype sendtype, final Object recvbuf, final long recvcount, final Datatype recvtype) {
         final int n = c.size();
-        final CollectiveTuning tuning = c.state.settings.tuning();
+        final CollectiveTuning tuning = c.tuning();
         Checks.count("recvcount", recvcount);
         final long block = Packer.packedSize(Checks.type(recvtype), recvcount, DataRepresentation.NATIVE);
         if (n > 2 && n <= tuning.alltoallLinearMaxRanks() && block > 0
@@ -61,12 +62,12 @@ final class AllToAll {
      * its blocks hold, so mismatched types fail as they do between two ranks. When rank 0 cannot gather every
      * rank's blocks it sends each rank an empty message instead of its blocks, so that none waits forever.
      */
-    static void linearAlltoall(final Communicator c, final int seq, final Object sendbuf, final long sendcount,
+    static void linearAlltoall(final CollectiveContext c, final int seq, final Object sendbuf, final long sendcount,
                                        final Datatype sendtype, final Object recvbuf, final long recvcount,
                                        final Datatype recvtype, final int block) {
         final int n = c.size();
-        final Scratch scratch = c.state.scratch;
-        final boolean inPlace = sendbuf == Communicator.IN_PLACE;
+        final Scratch scratch = c.scratch();
+        final boolean inPlace = sendbuf == InPlace.MARKER;
         final Datatype ownType = inPlace ? recvtype : Checks.type(sendtype);
         final long ownCount = inPlace ? recvcount : sendcount;
         Checks.count("sendcount", ownCount);
@@ -76,15 +77,15 @@ final class AllToAll {
         final Datatype sent = carrier(ownType);
         final Datatype received = carrier(recvtype);
         final Memory out = CollectiveCalls.memory("recvbuf", recvbuf);
-        if (c.rank != 0) {
+        if (c.rank() != 0) {
             final byte[] back = scratch.take(all);
             final CollectiveCalls.Pending reply = CollectiveCalls.irecv(c, Memory.of(back), all / received.size(), received, 0, CollectiveCalls.tag(seq, 1));
             CollectiveCalls.send(c, Memory.of(mine), mine.length / sent.size(), sent, 0, CollectiveCalls.tag(seq, 0));
             scratch.give(mine);
-            final long got = reply.join().bytes();
+            final long got = reply.join();
             if (got != all) {
                 throw new ParioException(ErrorCategory.MISMATCH, "alltoall: rank 0 sent " + got + " bytes of blocks "
-                    + "where rank " + c.rank + " expects " + n + " blocks of " + block + " bytes (the ranks' blocks "
+                    + "where rank " + c.rank() + " expects " + n + " blocks of " + block + " bytes (the ranks' blocks "
                     + "differ, or rank 0 could not gather them all: see its error)");
             }
             Packer.unpack(back, out, recvtype, Math.multiplyExact(recvcount, n));
@@ -101,11 +102,11 @@ final class AllToAll {
         ParioException failure = mine.length == all ? null : new ParioException(ErrorCategory.MISMATCH,
             "alltoall: rank 0 sends blocks of " + mine.length / n + " bytes and receives blocks of " + block);
         try {
-            final Status[] statuses = Barriers.joinAll(pending);
+            final long[] statuses = Barriers.joinAll(pending);
             for (int i = 1; i < n && failure == null; i++) {
-                if (statuses[i].bytes() != all) {
+                if (statuses[i] != all) {
                     failure = new ParioException(ErrorCategory.MISMATCH, "alltoall: rank " + i + " sent "
-                        + statuses[i].bytes() + " bytes of blocks, rank 0 expects " + n + " blocks of " + block
+                        + statuses[i] + " bytes of blocks, rank 0 expects " + n + " blocks of " + block
                         + " bytes");
                 }
             }
@@ -161,11 +162,11 @@ final class AllToAll {
     }
 
     /** Pairwise exchange: in step s, send to rank + s and receive from rank - s. */
-    static void alltoallw(final Communicator c, final int seq, final Object sendbuf, final long[] sendcounts,
+    public static void alltoallw(final CollectiveContext c, final int seq, final Object sendbuf, final long[] sendcounts,
                           final long[] sdispls, final Datatype[] sendtypes, final Object recvbuf,
                           final long[] recvcounts, final long[] rdispls, final Datatype[] recvtypes) {
         final int n = c.size();
-        final int me = c.rank;
+        final int me = c.rank();
         Checks.length("recvcounts", recvcounts, n);
         Checks.length("rdispls", rdispls, n);
         Checks.types("recvtypes", recvtypes, n);
@@ -174,7 +175,7 @@ final class AllToAll {
         final java.util.function.IntFunction<Memory> source;
         long[] scounts = sendcounts;
         Datatype[] stypes = sendtypes;
-        if (sendbuf == Communicator.IN_PLACE) {
+        if (sendbuf == InPlace.MARKER) {
             // the data to send is in the receive buffer: take a packed copy of each block before overwriting it, in an
             // array of longs per block, so that neither a block nor the blocks together are held to 2 GiB
             final long[][] blocks = new long[n][];
@@ -232,9 +233,9 @@ final class AllToAll {
     }
 
     /** @return whether every block this rank sends or receives is at most the all-at-once limit */
-    static boolean allAtOnce(final Communicator c, final long[] scounts, final Datatype[] stypes, final long[] rcounts,
+    static boolean allAtOnce(final CollectiveContext c, final long[] scounts, final Datatype[] stypes, final long[] rcounts,
                                      final Datatype[] rtypes) {
-        final long limit = c.state.settings.tuning().alltoallAllAtOnceMaxBytes();
+        final long limit = c.tuning().alltoallAllAtOnceMaxBytes();
         for (int i = 0; i < scounts.length; i++) {
             if (scounts[i] * stypes[i].size() > limit || rcounts[i] * rtypes[i].size() > limit) {
                 return false;

@@ -1,4 +1,4 @@
-package org.pario.comm;
+package org.pario.comm.internal.coll;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -8,6 +8,7 @@ import java.util.List;
 import org.pario.ErrorCategory;
 import org.pario.ParioException;
 import org.pario.comm.internal.ArrayCombine;
+import org.pario.comm.internal.Checks;
 import org.pario.comm.internal.Reductions;
 import org.pario.comm.internal.Scratch;
 import org.pario.comm.settings.CollectiveTuning;
@@ -20,22 +21,22 @@ import org.pario.datatypes.Packer;
  * Barrier: from 3 up to {@link org.pario.comm.settings.CollectiveTuning#barrierLinearMaxRanks()} ranks, every rank's
  * arrival gathered at rank 0, which then lets each go; otherwise the dissemination barrier.
  */
-final class Barriers {
+public final class Barriers {
     private Barriers() {
     }
 
     // ------------------------------------------------------------------ barrier and broadcast
 
-    static void barrier(final Communicator c, final int seq) {
+    public static void barrier(final CollectiveContext c, final int seq) {
         final int n = c.size();
         final byte[] none = new byte[0];
-        if (n > 2 && n <= c.state.settings.tuning().barrierLinearMaxRanks()) {
+        if (n > 2 && n <= c.tuning().barrierLinearMaxRanks()) {
             linearBarrier(c, seq, none);
             return;
         }
         for (int k = 1, step = 0; k < n; k <<= 1, step++) {
-            final CollectiveCalls.Pending r = CollectiveCalls.irecv(c, Memory.of(none), 0, Datatype.BYTE, (c.rank - k + n) % n, CollectiveCalls.tag(seq, step));
-            CollectiveCalls.send(c, Memory.of(none), 0, Datatype.BYTE, (c.rank + k) % n, CollectiveCalls.tag(seq, step));
+            final CollectiveCalls.Pending r = CollectiveCalls.irecv(c, Memory.of(none), 0, Datatype.BYTE, (c.rank() - k + n) % n, CollectiveCalls.tag(seq, step));
+            CollectiveCalls.send(c, Memory.of(none), 0, Datatype.BYTE, (c.rank() + k) % n, CollectiveCalls.tag(seq, step));
             r.join();
         }
     }
@@ -46,9 +47,9 @@ final class Barriers {
      * sends {@code n log2(n)}, and rank 0 leaves first, ready for what follows. Rank 0 sending every release itself
      * kept it at work a send longer, where ranks outnumber cores on the core another rank needed.
      */
-    static void linearBarrier(final Communicator c, final int seq, final byte[] none) {
+    static void linearBarrier(final CollectiveContext c, final int seq, final byte[] none) {
         final int n = c.size();
-        final int me = c.rank;
+        final int me = c.rank();
         if (me == 0) {
             final CollectiveCalls.Pending[] arrived = new CollectiveCalls.Pending[n];
             for (int i = 1; i < n; i++) {
@@ -78,10 +79,10 @@ final class Barriers {
     /**
      * Waits for every non-null receive, then throws the first failure, if any, so none is left behind.
      *
-     * @return each receive's status, null where there was none
+     * @return the bytes each receive took, 0 where there was none
      */
-    static Status[] joinAll(final CollectiveCalls.Pending[] pending) {
-        final Status[] statuses = new Status[pending.length];
+    static long[] joinAll(final CollectiveCalls.Pending[] pending) {
+        final long[] statuses = new long[pending.length];
         ParioException first = null;
         for (int i = 0; i < pending.length; i++) {
             if (pending[i] == null) {

@@ -1,4 +1,4 @@
-package org.pario.comm;
+package org.pario.comm.internal.coll;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -8,6 +8,7 @@ import java.util.List;
 import org.pario.ErrorCategory;
 import org.pario.ParioException;
 import org.pario.comm.internal.ArrayCombine;
+import org.pario.comm.internal.Checks;
 import org.pario.comm.internal.Reductions;
 import org.pario.comm.internal.Scratch;
 import org.pario.comm.settings.CollectiveTuning;
@@ -21,7 +22,7 @@ import org.pario.datatypes.Packer;
  * of allreduce algorithm ({@link AllreduceAlgorithms}), pairwise-exchange reduce-scatter, and scan and exscan as a
  * chain; operands larger than the slice size go slice by slice.
  */
-final class ReduceFamily {
+public final class ReduceFamily {
     private ReduceFamily() {
     }
 
@@ -31,9 +32,9 @@ final class ReduceFamily {
      * Packs a rank's operand, from sendbuf, or from recvbuf when sendbuf is IN_PLACE, into an array of the rank's
      * scratch, to be given back there when done.
      */
-    static byte[] operand(final Communicator c, final Object sendbuf, final Object recvbuf, final long count,
+    static byte[] operand(final CollectiveContext c, final Object sendbuf, final Object recvbuf, final long count,
                                   final Datatype type) {
-        return packed(c, "reduction", sendbuf == Communicator.IN_PLACE ? recvbuf : sendbuf, count, type);
+        return packed(c, "reduction", sendbuf == InPlace.MARKER ? recvbuf : sendbuf, count, type);
     }
 
     /**
@@ -42,26 +43,26 @@ final class ReduceFamily {
      *
      * @param what the operation, for the error when the packed bytes do not fit one array
      */
-    static byte[] packed(final Communicator c, final String what, final Object buf, final long count,
+    static byte[] packed(final CollectiveContext c, final String what, final Object buf, final long count,
                                  final Datatype type) {
         final Memory from = CollectiveCalls.memory("sendbuf", buf);
         final long size = Packer.packedSize(type, count, DataRepresentation.NATIVE);
         if (size > Integer.MAX_VALUE - 8) {
             throw ParioException.argument(what + ": " + size + " packed bytes per rank do not fit one array");
         }
-        final byte[] packed = c.state.scratch.take((int) size);
+        final byte[] packed = c.scratch().take((int) size);
         Packer.pack(from, from.origin(), type, count, DataRepresentation.NATIVE, 0, ByteBuffer.wrap(packed), 0,
             packed.length);
         return packed;
     }
 
-    static void sendBytes(final Communicator c, final byte[] b, final int dest, final int tag) {
+    static void sendBytes(final CollectiveContext c, final byte[] b, final int dest, final int tag) {
         CollectiveCalls.send(c, Memory.of(b), b.length, Datatype.BYTE, dest, tag);
     }
 
     /** @return the bytes received, in an array of the rank's scratch */
-    static byte[] recvBytes(final Communicator c, final int length, final int source, final int tag) {
-        final byte[] b = c.state.scratch.take(length);
+    static byte[] recvBytes(final CollectiveContext c, final int length, final int source, final int tag) {
+        final byte[] b = c.scratch().take(length);
         CollectiveCalls.recv(c, Memory.of(b), length, Datatype.BYTE, source, tag);
         return b;
     }
@@ -73,13 +74,13 @@ final class ReduceFamily {
      * @return at the root, the packed reduction of every rank's operand, in an array of the rank's scratch;
      *     elsewhere null
      */
-    static byte[] reduceToRoot(final Communicator c, final int seq, final byte[] own, final Reductions.Element e,
-                               final Op op, final int root) {
+    static byte[] reduceToRoot(final CollectiveContext c, final int seq, final byte[] own, final Reductions.Element e,
+                               final Reduction op, final int root) {
         final int n = c.size();
         final int len = own.length;
-        final Scratch scratch = c.state.scratch;
+        final Scratch scratch = c.scratch();
         if (op.commutative()) {
-            final int rel = (c.rank - root + n) % n;
+            final int rel = (c.rank() - root + n) % n;
             byte[] acc = own;
             for (int mask = 1; mask < n; mask <<= 1) {
                 if ((rel & mask) == 0) {
@@ -87,7 +88,7 @@ final class ReduceFamily {
                     if (src < n) {
                         final byte[] in = recvBytes(c, len, (src + root) % n, CollectiveCalls.tag(seq, 1));
                         // fold the higher ranks' block into ours, keeping rank order for reproducibility
-                        Op.combine(op, ByteBuffer.wrap(acc), ByteBuffer.wrap(in), e);
+                        Reduction.combine(op, ByteBuffer.wrap(acc), ByteBuffer.wrap(in), e);
                         scratch.give(acc);
                         acc = in;
                     }
@@ -108,12 +109,12 @@ final class ReduceFamily {
      *
      * @return at the root, the reduction in an array of the rank's scratch; elsewhere null
      */
-    static byte[] linearReduceToRoot(final Communicator c, final int seq, final byte[] own,
-                                             final Reductions.Element e, final Op op, final int root) {
+    static byte[] linearReduceToRoot(final CollectiveContext c, final int seq, final byte[] own,
+                                             final Reductions.Element e, final Reduction op, final int root) {
         final int n = c.size();
         final int len = own.length;
-        final Scratch scratch = c.state.scratch;
-        if (c.rank != root) {
+        final Scratch scratch = c.scratch();
+        if (c.rank() != root) {
             sendBytes(c, own, root, CollectiveCalls.tag(seq, 1));
             scratch.give(own);
             return null;
@@ -132,7 +133,7 @@ final class ReduceFamily {
         Barriers.joinAll(pending);
         final byte[] acc = all[n - 1];
         for (int i = n - 2; i >= 0; i--) {
-            Op.combine(op, ByteBuffer.wrap(all[i]), ByteBuffer.wrap(acc), e);
+            Reduction.combine(op, ByteBuffer.wrap(all[i]), ByteBuffer.wrap(acc), e);
             scratch.give(all[i]);
         }
         return acc;
@@ -158,7 +159,7 @@ final class ReduceFamily {
      *
      * @return false when the operand fits one piece and the caller should reduce it whole
      */
-    static boolean inSlices(final Communicator c, final Object sendbuf, final Object recvbuf, final long count, final Datatype type,
+    static boolean inSlices(final CollectiveContext c, final Object sendbuf, final Object recvbuf, final long count, final Datatype type,
                                     final Slice slice) {
         final long per = sliceElements(c, type, count);
         if (per == 0) {
@@ -176,21 +177,21 @@ final class ReduceFamily {
      *     the slice size, else 0: the reduction runs whole (an element larger than the slice size goes
      *     alone, and packing it then names its size)
      */
-    static long sliceElements(final Communicator c, final Datatype type, final long count) {
+    static long sliceElements(final CollectiveContext c, final Datatype type, final long count) {
         final long size = Checks.type(type).size();
-        final long limit = c.state.settings.tuning().reductionSliceBytes();
+        final long limit = c.tuning().reductionSliceBytes();
         return size == 0 || count <= limit / size ? 0 : Math.max(1, limit / size);
     }
 
     /** A buffer from {@code offset} bytes on; IN_PLACE and null (a receive buffer that does not matter) stay so. */
     static Object sliceOf(final Object buf, final long offset) {
-        return buf == null || buf == Communicator.IN_PLACE ? buf : Memory.ofObject(buf).at(offset);
+        return buf == null || buf == InPlace.MARKER ? buf : Memory.ofObject(buf).at(offset);
     }
 
-    static void reduce(final Communicator c, final int seq, final Object sendbuf, final Object recvbuf,
-                       final long count, final Datatype type, final Op op, final int root) {
+    public static void reduce(final CollectiveContext c, final int seq, final Object sendbuf, final Object recvbuf,
+                       final long count, final Datatype type, final Reduction op, final int root) {
         Checks.count("count", count);
-        if (sendbuf == Communicator.IN_PLACE && c.rank != root) {
+        if (sendbuf == InPlace.MARKER && c.rank() != root) {
             throw ParioException.argument("reduce: IN_PLACE is only allowed as the root's send buffer");
         }
         if (inSlices(c, sendbuf, recvbuf, count, type, (s, r, k) -> reduce(c, seq, s, r, k, type, op, root))) {
@@ -200,7 +201,7 @@ final class ReduceFamily {
         final byte[] result = reduceToRoot(c, seq, operand(c, sendbuf, recvbuf, count, type), e, op, root);
         if (result != null) {
             Packer.unpack(result, CollectiveCalls.memory("recvbuf", recvbuf), type, count);
-            c.state.scratch.give(result);
+            c.scratch().give(result);
         }
     }
 
@@ -210,8 +211,8 @@ final class ReduceFamily {
      * rank order to rank 0, then broadcast. Every algorithm gives every rank bitwise the same result: partners
      * always combine the lower group's value on the left, and each block of the ring is computed by one rank.
      */
-    static void allreduce(final Communicator c, final int seq, final Object sendbuf, final Object recvbuf,
-                          final long count, final Datatype type, final Op op) {
+    public static void allreduce(final CollectiveContext c, final int seq, final Object sendbuf, final Object recvbuf,
+                          final long count, final Datatype type, final Reduction op) {
         Checks.count("count", count);
         if (inSlices(c, sendbuf, recvbuf, count, type, (s, r, k) -> allreduce(c, seq, s, r, k, type, op))) {
             return;
@@ -220,29 +221,29 @@ final class ReduceFamily {
         final int n = c.size();
         if (op.commutative() && n > 1 && Integer.bitCount(n) == 1 && AllreduceAlgorithms.isPlainBasic(type)
             && Packer.packedSize(type, count, DataRepresentation.NATIVE)
-                >= c.state.settings.tuning().allreduceLargeMinBytes()) {
+                >= c.tuning().allreduceLargeMinBytes()) {
             AllreduceAlgorithms.directRabenseifner(c, seq, sendbuf, recvbuf, count, type, op);
             return;
         }
         final byte[] own = operand(c, sendbuf, recvbuf, count, type);
         final int length = own.length;
         byte[] result;
-        final CollectiveTuning tuning = c.state.settings.tuning();
+        final CollectiveTuning tuning = c.tuning();
         final boolean throughRankZero = op.commutative() && n > 2 && n <= tuning.allreduceLinearMaxRanks()
             && length <= tuning.allreduceLinearMaxBytes();
         if (throughRankZero || !op.commutative() || n == 1) {
             result = throughRankZero ? linearReduceToRoot(c, seq, own, e, op, 0) : reduceToRoot(c, seq, own, e, op, 0);
             if (result == null) {
-                result = c.state.scratch.take(length);
+                result = c.scratch().take(length);
             }
             Broadcasts.bcast(c, seq, result, length, Datatype.BYTE, 0, false);
-        } else if (own.length >= c.state.settings.tuning().allreduceLargeMinBytes()) {
+        } else if (own.length >= c.tuning().allreduceLargeMinBytes()) {
             result = AllreduceAlgorithms.rabenseifner(c, seq, own, e, op);
         } else {
             result = AllreduceAlgorithms.recursiveDoubling(c, seq, own, e, op);
         }
         Packer.unpack(result, CollectiveCalls.memory("recvbuf", recvbuf), type, count);
-        c.state.scratch.give(result);
+        c.scratch().give(result);
     }
 
     /**
@@ -251,8 +252,8 @@ final class ReduceFamily {
      * moves only its data once and holds one block's worth of buffers. Non-commutative operations: reduce in rank
      * order to rank 0, which sends each rank its block.
      */
-    static void reduceScatter(final Communicator c, final int seq, final Object sendbuf, final Object recvbuf,
-                              final long[] recvcounts, final Datatype type, final Op op) {
+    public static void reduceScatter(final CollectiveContext c, final int seq, final Object sendbuf, final Object recvbuf,
+                              final long[] recvcounts, final Datatype type, final Reduction op) {
         final int n = c.size();
         Checks.length("recvcounts", recvcounts, n);
         long total = 0;
@@ -265,7 +266,7 @@ final class ReduceFamily {
             // slice by slice of the whole operand, each rank getting the part of its block in the slice. In place, a
             // slice's operand is packed before its results land, and they land no further on than the slice ends,
             // so in increasing order they never overwrite operand slices not yet reduced
-            final Object source = sendbuf == Communicator.IN_PLACE ? CollectiveCalls.memory("recvbuf", recvbuf) : sendbuf;
+            final Object source = sendbuf == InPlace.MARKER ? CollectiveCalls.memory("recvbuf", recvbuf) : sendbuf;
             for (long first = 0; first < total; first += per) {
                 final long end = Math.min(total, first + per);
                 final long[] counts = new long[n];
@@ -275,13 +276,13 @@ final class ReduceFamily {
                     final long from = Math.max(first, blockStart);
                     final long to = Math.min(end, blockStart + recvcounts[i]);
                     counts[i] = Math.max(0, to - from);
-                    if (i == c.rank) {
+                    if (i == c.rank()) {
                         mine = Math.max(0, from - blockStart);
                     }
                     blockStart += recvcounts[i];
                 }
                 reduceScatter(c, seq, sliceOf(source, Math.multiplyExact(first, type.extent())),
-                    counts[c.rank] == 0 ? recvbuf : sliceOf(recvbuf, Math.multiplyExact(mine, type.extent())), counts,
+                    counts[c.rank()] == 0 ? recvbuf : sliceOf(recvbuf, Math.multiplyExact(mine, type.extent())), counts,
                     type, op);
             }
             return;
@@ -289,14 +290,14 @@ final class ReduceFamily {
         final Reductions.Element e = op.element(type, total);
         final byte[] packed = operand(c, sendbuf, recvbuf, total, type);
         final long size = type.size();
-        final int me = c.rank;
+        final int me = c.rank();
         final int[] at = new int[n + 1];
         for (int i = 0; i < n; i++) {
             at[i + 1] = Math.toIntExact(at[i] + recvcounts[i] * size);
         }
         if (op.commutative()) {
             final int mine = at[me + 1] - at[me];
-            final byte[] incoming = c.state.scratch.take(mine);
+            final byte[] incoming = c.scratch().take(mine);
             final Reductions.Element part = new Reductions.Element(e.type(), recvcounts[me]);
             for (int step = 1; step < n; step++) {
                 final int dest = (me + step) % n;
@@ -304,12 +305,12 @@ final class ReduceFamily {
                 final CollectiveCalls.Pending r = CollectiveCalls.irecv(c, Memory.of(incoming), mine, Datatype.BYTE, source, CollectiveCalls.tag(seq, 3));
                 CollectiveCalls.send(c, Memory.of(packed).at(at[dest]), at[dest + 1] - at[dest], Datatype.BYTE, dest, CollectiveCalls.tag(seq, 3));
                 r.join();
-                Op.combine(op, ByteBuffer.wrap(incoming), ByteBuffer.wrap(packed, at[me], mine).slice(), part);
+                Reduction.combine(op, ByteBuffer.wrap(incoming), ByteBuffer.wrap(packed, at[me], mine).slice(), part);
             }
             Packer.unpack(ByteBuffer.wrap(packed), at[me], mine, CollectiveCalls.memory("recvbuf", recvbuf),
                 CollectiveCalls.memory("recvbuf", recvbuf).origin(), type, recvcounts[me], DataRepresentation.NATIVE, 0);
-            c.state.scratch.give(incoming);
-            c.state.scratch.give(packed);
+            c.scratch().give(incoming);
+            c.scratch().give(packed);
             return;
         }
         final byte[] result = reduceToRoot(c, seq, packed, e, op, 0);
@@ -319,24 +320,24 @@ final class ReduceFamily {
             }
             Packer.unpack(ByteBuffer.wrap(result), 0, at[1], CollectiveCalls.memory("recvbuf", recvbuf),
                 CollectiveCalls.memory("recvbuf", recvbuf).origin(), type, recvcounts[0], DataRepresentation.NATIVE, 0);
-            c.state.scratch.give(result);
+            c.scratch().give(result);
         } else {
             final byte[] block = recvBytes(c, at[me + 1] - at[me], 0, CollectiveCalls.tag(seq, 2));
             Packer.unpack(block, CollectiveCalls.memory("recvbuf", recvbuf), type, recvcounts[me]);
-            c.state.scratch.give(block);
+            c.scratch().give(block);
         }
     }
 
     /** Chain: rank i waits for the prefix of ranks 0..i-1, folds its operand in and passes the prefix on. */
-    static void scan(final Communicator c, final int seq, final Object sendbuf, final Object recvbuf, final long count,
-                     final Datatype type, final Op op, final boolean exclusive) {
+    public static void scan(final CollectiveContext c, final int seq, final Object sendbuf, final Object recvbuf, final long count,
+                     final Datatype type, final Reduction op, final boolean exclusive) {
         Checks.count("count", count);
         if (inSlices(c, sendbuf, recvbuf, count, type, (s, r, k) -> scan(c, seq, s, r, k, type, op, exclusive))) {
             return;
         }
         final Reductions.Element e = op.element(type, count);
         final byte[] own = operand(c, sendbuf, recvbuf, count, type);
-        final int me = c.rank;
+        final int me = c.rank();
         final byte[] prefix = own;
         if (me > 0) {
             final byte[] before = recvBytes(c, own.length, me - 1, CollectiveCalls.tag(seq, 3));
@@ -344,8 +345,8 @@ final class ReduceFamily {
                 Packer.unpack(before, CollectiveCalls.memory("recvbuf", recvbuf), type, count);
             }
             // the operand is not needed on its own once the prefix is known: fold into it
-            Op.combine(op, ByteBuffer.wrap(before), ByteBuffer.wrap(prefix), e);
-            c.state.scratch.give(before);
+            Reduction.combine(op, ByteBuffer.wrap(before), ByteBuffer.wrap(prefix), e);
+            c.scratch().give(before);
         }
         if (me + 1 < c.size()) {
             sendBytes(c, prefix, me + 1, CollectiveCalls.tag(seq, 3));
@@ -353,6 +354,6 @@ final class ReduceFamily {
         if (!exclusive) {
             Packer.unpack(prefix, CollectiveCalls.memory("recvbuf", recvbuf), type, count);
         }
-        c.state.scratch.give(prefix);
+        c.scratch().give(prefix);
     }
 }

@@ -1,4 +1,4 @@
-package org.pario.comm;
+package org.pario.comm.internal.coll;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -8,6 +8,7 @@ import java.util.List;
 import org.pario.ErrorCategory;
 import org.pario.ParioException;
 import org.pario.comm.internal.ArrayCombine;
+import org.pario.comm.internal.Checks;
 import org.pario.comm.internal.Reductions;
 import org.pario.comm.internal.Scratch;
 import org.pario.comm.settings.CollectiveTuning;
@@ -17,25 +18,25 @@ import org.pario.datatypes.Memory;
 import org.pario.datatypes.Packer;
 
 /** Gather(v) and scatter(v) at the root, and the ring allgather(v). */
-final class GatherScatter {
+public final class GatherScatter {
     private GatherScatter() {
     }
 
     // ------------------------------------------------------------------ gather and scatter
 
-    static void gather(final Communicator c, final int seq, final Object sendbuf, final long sendcount,
+    public static void gather(final CollectiveContext c, final int seq, final Object sendbuf, final long sendcount,
                        final Datatype sendtype, final Object recvbuf, final long recvcount, final Datatype recvtype,
                        final int root) {
         final int n = c.size();
-        gatherv(c, seq, sendbuf, sendcount, sendtype, recvbuf, c.rank == root ? CollectiveCalls.repeat(recvcount, n) : null,
-            c.rank == root ? CollectiveCalls.blockDispls(recvcount, n) : null, recvtype, root);
+        gatherv(c, seq, sendbuf, sendcount, sendtype, recvbuf, c.rank() == root ? CollectiveCalls.repeat(recvcount, n) : null,
+            c.rank() == root ? CollectiveCalls.blockDispls(recvcount, n) : null, recvtype, root);
     }
 
-    static void gatherv(final Communicator c, final int seq, final Object sendbuf, final long sendcount,
+    public static void gatherv(final CollectiveContext c, final int seq, final Object sendbuf, final long sendcount,
                         final Datatype sendtype, final Object recvbuf, final long[] recvcounts, final long[] displs,
                         final Datatype recvtype, final int root) {
-        final boolean inPlace = sendbuf == Communicator.IN_PLACE;
-        if (c.rank != root) {
+        final boolean inPlace = sendbuf == InPlace.MARKER;
+        if (c.rank() != root) {
             if (inPlace) {
                 throw ParioException.argument("gather: IN_PLACE is only allowed as the root's send buffer");
             }
@@ -61,19 +62,19 @@ final class GatherScatter {
         Barriers.joinAll(pending);
     }
 
-    static void scatter(final Communicator c, final int seq, final Object sendbuf, final long sendcount,
+    public static void scatter(final CollectiveContext c, final int seq, final Object sendbuf, final long sendcount,
                         final Datatype sendtype, final Object recvbuf, final long recvcount, final Datatype recvtype,
                         final int root) {
         final int n = c.size();
-        scatterv(c, seq, sendbuf, c.rank == root ? CollectiveCalls.repeat(sendcount, n) : null,
-            c.rank == root ? CollectiveCalls.blockDispls(sendcount, n) : null, sendtype, recvbuf, recvcount, recvtype, root);
+        scatterv(c, seq, sendbuf, c.rank() == root ? CollectiveCalls.repeat(sendcount, n) : null,
+            c.rank() == root ? CollectiveCalls.blockDispls(sendcount, n) : null, sendtype, recvbuf, recvcount, recvtype, root);
     }
 
-    static void scatterv(final Communicator c, final int seq, final Object sendbuf, final long[] sendcounts,
+    public static void scatterv(final CollectiveContext c, final int seq, final Object sendbuf, final long[] sendcounts,
                          final long[] displs, final Datatype sendtype, final Object recvbuf, final long recvcount,
                          final Datatype recvtype, final int root) {
-        final boolean inPlace = recvbuf == Communicator.IN_PLACE;
-        if (c.rank != root) {
+        final boolean inPlace = recvbuf == InPlace.MARKER;
+        if (c.rank() != root) {
             if (inPlace) {
                 throw ParioException.argument("scatter: IN_PLACE is only allowed as the root's receive buffer");
             }
@@ -100,15 +101,15 @@ final class GatherScatter {
     }
 
     /** Ring: in step s each rank passes on the block it got in step s - 1 (its own first). */
-    static void allgatherv(final Communicator c, final int seq, final Object sendbuf, final long sendcount,
+    public static void allgatherv(final CollectiveContext c, final int seq, final Object sendbuf, final long sendcount,
                            final Datatype sendtype, final Object recvbuf, final long[] recvcounts, final long[] displs,
                            final Datatype recvtype) {
         final int n = c.size();
         Checks.length("recvcounts", recvcounts, n);
         Checks.length("displs", displs, n);
         final Memory out = CollectiveCalls.memory("recvbuf", recvbuf);
-        final int me = c.rank;
-        if (sendbuf != Communicator.IN_PLACE) {
+        final int me = c.rank();
+        if (sendbuf != InPlace.MARKER) {
             Packer.copy(CollectiveCalls.memory("sendbuf", sendbuf), sendtype, sendcount, CollectiveCalls.slot(out, displs[me], recvtype), recvtype,
                 recvcounts[me]);
         }

@@ -1,4 +1,4 @@
-package org.pario.comm;
+package org.pario.comm.internal.coll;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -8,6 +8,7 @@ import java.util.List;
 import org.pario.ErrorCategory;
 import org.pario.ParioException;
 import org.pario.comm.internal.ArrayCombine;
+import org.pario.comm.internal.Checks;
 import org.pario.comm.internal.Reductions;
 import org.pario.comm.internal.Scratch;
 import org.pario.comm.settings.CollectiveTuning;
@@ -17,7 +18,7 @@ import org.pario.datatypes.Memory;
 import org.pario.datatypes.Packer;
 
 /** Broadcast: linear from the root for few ranks and small data, a binomial tree, or a pipeline for large data. */
-final class Broadcasts {
+public final class Broadcasts {
     private Broadcasts() {
     }
 
@@ -29,7 +30,7 @@ final class Broadcasts {
      * {@link CollectiveTuning#bcastSegmentBytes()}, so that every link carries data at once instead of the
      * tree's {@code log2(n)} full-size steps one after another.
      */
-    static void bcast(final Communicator c, final int seq, final Object buf, final long count, final Datatype type,
+    public static void bcast(final CollectiveContext c, final int seq, final Object buf, final long count, final Datatype type,
                       final int root) {
         bcast(c, seq, buf, count, type, root, true);
     }
@@ -38,18 +39,18 @@ final class Broadcasts {
      * @param rootAtWork whether the root enters the call with its data ready, so that a linear bcast's messages are
      *                   sent as soon as it does; not so for a result the root computes from the others' data first
      */
-    static void bcast(final Communicator c, final int seq, final Object buf, final long count,
+    public static void bcast(final CollectiveContext c, final int seq, final Object buf, final long count,
                               final Datatype type, final int root, final boolean rootAtWork) {
         Checks.count("count", count);
         final Memory m = CollectiveCalls.memory("buf", buf);
         final int n = c.size();
-        final CollectiveTuning tuning = c.state.settings.tuning();
+        final CollectiveTuning tuning = c.tuning();
         if (n >= 2 && type.size() > 0 && count * type.size() >= tuning.bcastPipelineMinBytes()) {
             pipelinedBcast(c, seq, m, count, type, root, Math.max(1, tuning.bcastSegmentBytes()));
             return;
         }
         if (n <= tuning.bcastLinearMaxRanks() && count * type.size() <= tuning.bcastLinearMaxBytes()) {
-            if (c.rank == root) {
+            if (c.rank() == root) {
                 final CollectiveCalls.SendWindow sends = new CollectiveCalls.SendWindow();
                 for (int i = 1; i < n; i++) {
                     sends.add(CollectiveCalls.sendInPlace(c, m, count, type, (root + i) % n, CollectiveCalls.tag(seq, 0)));
@@ -60,7 +61,7 @@ final class Broadcasts {
             }
             return;
         }
-        final int rel = (c.rank - root + n) % n;
+        final int rel = (c.rank() - root + n) % n;
         int mask = 1;
         while (mask < n) {
             if ((rel & mask) != 0) {
@@ -94,10 +95,10 @@ final class Broadcasts {
      * as bytes (which match any type). All segments share one tag: MPI's ordering between two ranks keeps them in
      * sequence.
      */
-    static void pipelinedBcast(final Communicator c, final int seq, final Memory m, final long count,
+    static void pipelinedBcast(final CollectiveContext c, final int seq, final Memory m, final long count,
                                        final Datatype type, final int root, final long segmentBytes) {
         final int n = c.size();
-        final int rel = (c.rank - root + n) % n;
+        final int rel = (c.rank() - root + n) % n;
         final int previous = (rel - 1 + root + n) % n;
         final int next = (rel + 1 + root) % n;
         final boolean last = rel == n - 1;
@@ -169,7 +170,7 @@ final class Broadcasts {
             return staged[slot];
         }
 
-        void send(final Communicator c, final long s, final int dest, final int tag) {
+        void send(final CollectiveContext c, final long s, final int dest, final int tag) {
             if (whole) {
                 // not in place: a root that waited for its segments' writes would hold up the pipeline
                 CollectiveCalls.send(c, elementsAt(s), length(s) / type.size(), type, dest, tag);
@@ -181,7 +182,7 @@ final class Broadcasts {
             CollectiveCalls.send(c, Memory.of(bytes), length(s), Datatype.BYTE, dest, tag);
         }
 
-        CollectiveCalls.Pending receive(final Communicator c, final long s, final int slot, final int source, final int tag) {
+        CollectiveCalls.Pending receive(final CollectiveContext c, final long s, final int slot, final int source, final int tag) {
             if (whole) {
                 return CollectiveCalls.irecv(c, elementsAt(s), length(s) / type.size(), type, source, tag);
             }
@@ -196,7 +197,7 @@ final class Broadcasts {
             }
         }
 
-        void forward(final Communicator c, final long s, final int slot, final int dest, final int tag) {
+        void forward(final CollectiveContext c, final long s, final int slot, final int dest, final int tag) {
             if (whole) {
                 send(c, s, dest, tag);
             } else {
