@@ -1,7 +1,5 @@
 package org.pario.cli;
 
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 

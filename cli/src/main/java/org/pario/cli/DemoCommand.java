@@ -1,7 +1,5 @@
 package org.pario.cli;
 
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
@@ -13,9 +11,6 @@ import org.pario.ParioException;
 import org.pario.comm.Communicator;
 import org.pario.comm.Op;
 import org.pario.comm.Pario;
-import org.pario.datatypes.Datatype;
-import org.pario.datatypes.Order;
-import org.pario.io.Hints;
 import org.pario.io.Mode;
 import org.pario.io.ParallelFile;
 import org.pario.io.array.Checkpoint;

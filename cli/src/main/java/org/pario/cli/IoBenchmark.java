@@ -13,7 +13,6 @@ import org.pario.comm.Op;
 import org.pario.comm.Pario;
 import org.pario.datatypes.DataRepresentation;
 import org.pario.datatypes.Datatype;
-import org.pario.datatypes.Order;
 import org.pario.io.Hints;
 import org.pario.io.Mode;
 import org.pario.io.ParallelFile;

@@ -10,7 +10,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntPredicate;
-import java.util.function.Supplier;
 
 import org.pario.ErrorCategory;
 import org.pario.ParioException;
@@ -18,7 +17,6 @@ import org.pario.comm.internal.Checks;
 import org.pario.comm.internal.Endpoint;
 import org.pario.comm.internal.Fabric;
 import org.pario.comm.internal.Message;
-import org.pario.comm.internal.MessageAccess;
 import org.pario.comm.internal.Scratch;
 import org.pario.comm.internal.Waiting;
 import org.pario.comm.internal.coll.AllToAll;

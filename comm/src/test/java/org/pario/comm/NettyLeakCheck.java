@@ -1,5 +1,8 @@
 package org.pario.comm;
 
+import java.lang.ref.Reference;
+import java.lang.ref.ReferenceQueue;
+import java.lang.ref.WeakReference;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -49,9 +52,18 @@ public final class NettyLeakCheck implements BeforeAllCallback, AfterAllCallback
 
     @Override
     public void afterAll(final ExtensionContext context) throws InterruptedException {
-        // leaks are found when their buffers are collected and a later buffer is tracked: collect, then track some
-        System.gc();
-        Thread.sleep(20);
+        // leaks are found when their buffers are collected and a later buffer is tracked: collect, wait until the
+        // collection's references are enqueued (a sentinel's is, with theirs), then track some buffers
+        final ReferenceQueue<Object> queue = new ReferenceQueue<>();
+        final WeakReference<Object> sentinel = new WeakReference<>(new Object(), queue);
+        Reference<?> enqueued = null;
+        for (int tries = 0; tries < 50 && enqueued == null; tries++) {
+            System.gc();
+            enqueued = queue.remove(100);
+        }
+        if (enqueued != sentinel) {
+            throw new AssertionError("no collection cleared a weak reference within 5 s; leaks not checked");
+        }
         for (int i = 0; i < 1024; i++) {
             ByteBufAllocator.DEFAULT.directBuffer(8).release();
         }

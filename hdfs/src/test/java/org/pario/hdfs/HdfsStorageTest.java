@@ -25,7 +25,6 @@ import org.pario.comm.Communicator;
 import org.pario.comm.LocalCluster;
 import org.pario.datatypes.DataRepresentation;
 import org.pario.datatypes.Datatype;
-import org.pario.datatypes.Order;
 import org.pario.io.Hints;
 import org.pario.io.Mode;
 import org.pario.io.ParallelFile;

@@ -2,7 +2,6 @@ package org.pario.it;
 
 import java.nio.file.Path;
 import java.util.EnumSet;
-import java.util.List;
 import java.util.Map;
 
 import org.pario.ParioException;

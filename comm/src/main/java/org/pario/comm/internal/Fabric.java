@@ -5,7 +5,6 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 
 import org.pario.ErrorCategory;
 import org.pario.ParioException;
-import org.pario.comm.settings.CommSettings;
 
 /**
  * The set of ranks of one job and how messages reach them: the transport SPI. Implementations deliver messages
@@ -24,13 +23,6 @@ public abstract class Fabric {
 
     /** Why a rank left: its failure, or null for a normal finish. */
     private record Departure(Throwable failure) {
-    }
-
-    /**
-     * @param size number of ranks
-     */
-    protected Fabric(final int size) {
-        this(size, CommSettings.defaults().spinNanos());
     }
 
     /**

@@ -9,13 +9,6 @@ public final class LocalFabric extends Fabric {
     private final Endpoint[] endpoints;
 
     /**
-     * @param size number of ranks
-     */
-    public LocalFabric(final int size) {
-        this(size, CommSettings.defaults());
-    }
-
-    /**
      * @param size     number of ranks
      * @param settings how waiting ranks behave
      */

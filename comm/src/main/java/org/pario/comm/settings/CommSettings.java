@@ -435,7 +435,7 @@ public final class CommSettings {
         final StringBuilder b = new StringBuilder("CommSettings[");
         String sep = "";
         for (final Setting s : Setting.values()) {
-            if (!values[s.ordinal()].equals(DEFAULTS == null ? null : DEFAULTS.values[s.ordinal()])) {
+            if (!values[s.ordinal()].equals(DEFAULTS.values[s.ordinal()])) {
                 b.append(sep).append(s.key).append('=').append(values[s.ordinal()]);
                 sep = ", ";
             }

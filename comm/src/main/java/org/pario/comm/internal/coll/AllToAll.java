@@ -1,15 +1,19 @@
 package org.pario.comm.internal.coll;
 
-import java.nio.ByteBuffer;
-import java.util.ArrayList;
+import static org.pario.comm.internal.coll.CollectiveCalls.Pending;
+import static org.pario.comm.internal.coll.CollectiveCalls.blockDispls;
+import static org.pario.comm.internal.coll.CollectiveCalls.irecv;
+import static org.pario.comm.internal.coll.CollectiveCalls.memory;
+import static org.pario.comm.internal.coll.CollectiveCalls.repeat;
+import static org.pario.comm.internal.coll.CollectiveCalls.send;
+import static org.pario.comm.internal.coll.CollectiveCalls.sendInPlace;
+import static org.pario.comm.internal.coll.CollectiveCalls.tag;
+
 import java.util.Arrays;
-import java.util.List;
 
 import org.pario.ErrorCategory;
 import org.pario.ParioException;
-import org.pario.comm.internal.ArrayCombine;
 import org.pario.comm.internal.Checks;
-import org.pario.comm.internal.Reductions;
 import org.pario.comm.internal.Scratch;
 import org.pario.comm.settings.CollectiveTuning;
 import org.pario.datatypes.DataRepresentation;
@@ -25,9 +29,10 @@ public final class AllToAll {
     private AllToAll() {
     }
 
-    public static void alltoallv(final CollectiveContext c, final int seq, final Object sendbuf, final long[] sendcounts,
-                          final long[] sdispls, final Datatype sendtype, final Object recvbuf, final long[] recvcounts,
-                          final long[] rdispls, final Datatype recvtype) {
+    public static void alltoallv(final CollectiveContext c, final int seq, final Object sendbuf,
+                                 final long[] sendcounts, final long[] sdispls, final Datatype sendtype,
+                                 final Object recvbuf, final long[] recvcounts, final long[] rdispls,
+                                 final Datatype recvtype) {
         final int n = c.size();
         // in place, MPI ignores the send arguments: they may be null
         final boolean inPlace = sendbuf == InPlace.MARKER;
@@ -42,7 +47,8 @@ public final class AllToAll {
      * {@link #alltoallv}. The choice rests on the size of a block, which MPI requires to be the same on every rank.
      */
     public static void alltoall(final CollectiveContext c, final int seq, final Object sendbuf, final long sendcount,
-                         final Datatype sendtype, final Object recvbuf, final long recvcount, final Datatype recvtype) {
+                                final Datatype sendtype, final Object recvbuf, final long recvcount,
+                                final Datatype recvtype) {
         final int n = c.size();
         final CollectiveTuning tuning = c.tuning();
         Checks.count("recvcount", recvcount);
@@ -52,8 +58,8 @@ public final class AllToAll {
             linearAlltoall(c, seq, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, (int) block);
             return;
         }
-        alltoallv(c, seq, sendbuf, CollectiveCalls.repeat(sendcount, n), CollectiveCalls.blockDispls(sendcount, n), sendtype, recvbuf,
-            CollectiveCalls.repeat(recvcount, n), CollectiveCalls.blockDispls(recvcount, n), recvtype);
+        alltoallv(c, seq, sendbuf, repeat(sendcount, n), blockDispls(sendcount, n), sendtype, recvbuf,
+            repeat(recvcount, n), blockDispls(recvcount, n), recvtype);
     }
 
     /**
@@ -63,24 +69,24 @@ public final class AllToAll {
      * rank's blocks it sends each rank an empty message instead of its blocks, so that none waits forever.
      */
     static void linearAlltoall(final CollectiveContext c, final int seq, final Object sendbuf, final long sendcount,
-                                       final Datatype sendtype, final Object recvbuf, final long recvcount,
-                                       final Datatype recvtype, final int block) {
+                               final Datatype sendtype, final Object recvbuf, final long recvcount,
+                               final Datatype recvtype, final int block) {
         final int n = c.size();
         final Scratch scratch = c.scratch();
         final boolean inPlace = sendbuf == InPlace.MARKER;
         final Datatype ownType = inPlace ? recvtype : Checks.type(sendtype);
         final long ownCount = inPlace ? recvcount : sendcount;
         Checks.count("sendcount", ownCount);
-        final byte[] mine = ReduceFamily.packed(c, "alltoall", inPlace ? recvbuf : sendbuf, Math.multiplyExact(ownCount, n),
-            ownType);
+        final byte[] mine = ReduceFamily.packed(c, "alltoall", inPlace ? recvbuf : sendbuf,
+            Math.multiplyExact(ownCount, n), ownType);
         final int all = n * block;
         final Datatype sent = carrier(ownType);
         final Datatype received = carrier(recvtype);
-        final Memory out = CollectiveCalls.memory("recvbuf", recvbuf);
+        final Memory out = memory("recvbuf", recvbuf);
         if (c.rank() != 0) {
             final byte[] back = scratch.take(all);
-            final CollectiveCalls.Pending reply = CollectiveCalls.irecv(c, Memory.of(back), all / received.size(), received, 0, CollectiveCalls.tag(seq, 1));
-            CollectiveCalls.send(c, Memory.of(mine), mine.length / sent.size(), sent, 0, CollectiveCalls.tag(seq, 0));
+            final Pending reply = irecv(c, Memory.of(back), all / received.size(), received, 0, tag(seq, 1));
+            send(c, Memory.of(mine), mine.length / sent.size(), sent, 0, tag(seq, 0));
             scratch.give(mine);
             final long got = reply.join();
             if (got != all) {
@@ -93,11 +99,11 @@ public final class AllToAll {
             return;
         }
         final byte[][] blocks = new byte[n][];
-        final CollectiveCalls.Pending[] pending = new CollectiveCalls.Pending[n];
+        final Pending[] pending = new Pending[n];
         blocks[0] = mine;
         for (int i = 1; i < n; i++) {
             blocks[i] = scratch.take(all);
-            pending[i] = CollectiveCalls.irecv(c, Memory.of(blocks[i]), all / received.size(), received, i, CollectiveCalls.tag(seq, 0));
+            pending[i] = irecv(c, Memory.of(blocks[i]), all / received.size(), received, i, tag(seq, 0));
         }
         ParioException failure = mine.length == all ? null : new ParioException(ErrorCategory.MISMATCH,
             "alltoall: rank 0 sends blocks of " + mine.length / n + " bytes and receives blocks of " + block);
@@ -116,7 +122,7 @@ public final class AllToAll {
         if (failure != null) {
             for (int r = 1; r < n; r++) {
                 try {
-                    CollectiveCalls.send(c, Memory.of(mine), 0, received, r, CollectiveCalls.tag(seq, 1));
+                    send(c, Memory.of(mine), 0, received, r, tag(seq, 1));
                 } catch (ParioException gone) {
                     // a rank that left cannot wait; the others still get their answer
                 }
@@ -128,7 +134,7 @@ public final class AllToAll {
             for (int j = 0; j < n; j++) {
                 System.arraycopy(blocks[j], r * block, outgoing, j * block, block);
             }
-            CollectiveCalls.send(c, Memory.of(outgoing), all / received.size(), received, r, CollectiveCalls.tag(seq, 1));
+            send(c, Memory.of(outgoing), all / received.size(), received, r, tag(seq, 1));
         }
         for (int j = 0; j < n; j++) {
             System.arraycopy(blocks[j], 0, outgoing, j * block, block);
@@ -162,15 +168,16 @@ public final class AllToAll {
     }
 
     /** Pairwise exchange: in step s, send to rank + s and receive from rank - s. */
-    public static void alltoallw(final CollectiveContext c, final int seq, final Object sendbuf, final long[] sendcounts,
-                          final long[] sdispls, final Datatype[] sendtypes, final Object recvbuf,
-                          final long[] recvcounts, final long[] rdispls, final Datatype[] recvtypes) {
+    public static void alltoallw(final CollectiveContext c, final int seq, final Object sendbuf,
+                                 final long[] sendcounts, final long[] sdispls, final Datatype[] sendtypes,
+                                 final Object recvbuf, final long[] recvcounts, final long[] rdispls,
+                                 final Datatype[] recvtypes) {
         final int n = c.size();
         final int me = c.rank();
         Checks.length("recvcounts", recvcounts, n);
         Checks.length("rdispls", rdispls, n);
         Checks.types("recvtypes", recvtypes, n);
-        final Memory out = CollectiveCalls.memory("recvbuf", recvbuf);
+        final Memory out = memory("recvbuf", recvbuf);
         // where the block for each rank starts, with the send counts and types
         final java.util.function.IntFunction<Memory> source;
         long[] scounts = sendcounts;
@@ -194,20 +201,20 @@ public final class AllToAll {
             Checks.length("sendcounts", sendcounts, n);
             Checks.length("sdispls", sdispls, n);
             Checks.types("sendtypes", sendtypes, n);
-            final Memory in = CollectiveCalls.memory("sendbuf", sendbuf);
+            final Memory in = memory("sendbuf", sendbuf);
             source = i -> in.at(sdispls[i]);
         }
         if (n == 1 || allAtOnce(c, scounts, stypes, recvcounts, recvtypes)) {
             // every receive posted and every block sent before any wait: one round of waiting instead of n - 1
             // (each rank decides alone; the messages are the same either way)
-            final CollectiveCalls.Pending[] posted = new CollectiveCalls.Pending[n];
+            final Pending[] posted = new Pending[n];
             for (int step = 1; step < n; step++) {
                 final int src = (me - step + n) % n;
-                posted[step] = CollectiveCalls.irecv(c, out.at(rdispls[src]), recvcounts[src], recvtypes[src], src, CollectiveCalls.tag(seq, 0));
+                posted[step] = irecv(c, out.at(rdispls[src]), recvcounts[src], recvtypes[src], src, tag(seq, 0));
             }
             for (int step = 1; step < n; step++) {
                 final int dest = (me + step) % n;
-                CollectiveCalls.send(c, source.apply(dest), scounts[dest], stypes[dest], dest, CollectiveCalls.tag(seq, 0));
+                send(c, source.apply(dest), scounts[dest], stypes[dest], dest, tag(seq, 0));
             }
             Packer.copy(source.apply(me), stypes[me], scounts[me], out.at(rdispls[me]), recvtypes[me],
                 recvcounts[me]);
@@ -219,9 +226,9 @@ public final class AllToAll {
         for (int step = 1; step < n; step++) {
             final int dest = (me + step) % n;
             final int src = (me - step + n) % n;
-            final CollectiveCalls.Pending r = CollectiveCalls.irecv(c, out.at(rdispls[src]), recvcounts[src], recvtypes[src], src,
-                CollectiveCalls.tag(seq, 0));
-            final CollectiveCalls.Pending sent = CollectiveCalls.sendInPlace(c, source.apply(dest), scounts[dest], stypes[dest], dest, CollectiveCalls.tag(seq, 0));
+            final Pending r = irecv(c, out.at(rdispls[src]), recvcounts[src], recvtypes[src], src,
+                tag(seq, 0));
+            final Pending sent = sendInPlace(c, source.apply(dest), scounts[dest], stypes[dest], dest, tag(seq, 0));
             if (step == 1) {
                 // the rank's own block once its first blocks are on their way, so the exchange does not wait for it
                 Packer.copy(source.apply(me), stypes[me], scounts[me], out.at(rdispls[me]), recvtypes[me],
@@ -233,8 +240,8 @@ public final class AllToAll {
     }
 
     /** @return whether every block this rank sends or receives is at most the all-at-once limit */
-    static boolean allAtOnce(final CollectiveContext c, final long[] scounts, final Datatype[] stypes, final long[] rcounts,
-                                     final Datatype[] rtypes) {
+    static boolean allAtOnce(final CollectiveContext c, final long[] scounts, final Datatype[] stypes,
+                             final long[] rcounts, final Datatype[] rtypes) {
         final long limit = c.tuning().alltoallAllAtOnceMaxBytes();
         for (int i = 0; i < scounts.length; i++) {
             if (scounts[i] * stypes[i].size() > limit || rcounts[i] * rtypes[i].size() > limit) {

@@ -1,14 +1,19 @@
 package org.pario.comm.internal.coll;
 
+import static org.pario.comm.internal.coll.CollectiveCalls.Pending;
+import static org.pario.comm.internal.coll.CollectiveCalls.irecv;
+import static org.pario.comm.internal.coll.CollectiveCalls.memory;
+import static org.pario.comm.internal.coll.CollectiveCalls.recv;
+import static org.pario.comm.internal.coll.CollectiveCalls.send;
+import static org.pario.comm.internal.coll.CollectiveCalls.sendInPlace;
+import static org.pario.comm.internal.coll.CollectiveCalls.tag;
+
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 
-import org.pario.ErrorCategory;
 import org.pario.ParioException;
 import org.pario.comm.internal.ArrayCombine;
-import org.pario.comm.internal.Checks;
 import org.pario.comm.internal.Reductions;
 import org.pario.comm.internal.Scratch;
 import org.pario.comm.settings.CollectiveTuning;
@@ -66,13 +71,13 @@ public final class AllreduceAlgorithms {
      * soon as it is in. Blocks sent from a direct buffer go through {@link #sendInPlace}, so the transport may write
      * large ones from there instead of packing them; they are joined before the call returns.
      */
-    static void directRabenseifner(final CollectiveContext c, final int seq, final Object sendbuf,
-                                           final Object recvbuf, final long count, final Datatype type, final Reduction op) {
+    static void directRabenseifner(final CollectiveContext c, final int seq, final Object sendbuf, final Object recvbuf,
+                                   final long count, final Datatype type, final Reduction op) {
         final int n = c.size();
         final int me = c.rank();
         final long size = type.size();
-        final Memory out = CollectiveCalls.memory("recvbuf", recvbuf);
-        final Memory in = sendbuf == InPlace.MARKER ? out : CollectiveCalls.memory("sendbuf", sendbuf);
+        final Memory out = memory("recvbuf", recvbuf);
+        final Memory in = sendbuf == InPlace.MARKER ? out : memory("sendbuf", sendbuf);
         final long[] start = new long[n + 1];
         for (int b = 0; b <= n; b++) {
             // count * b / n without the product, which could overflow
@@ -109,15 +114,15 @@ public final class AllreduceAlgorithms {
         final long segment = n <= tuning.allreduceSegmentMaxRanks()
             ? Math.max(1, tuning.allreduceSegmentBytes() / size) : Math.max(1, count);
         final int firstPartner = me ^ half;
-        final CollectiveCalls.Pending[] firstHalf = receivePieces(c, Memory.of(incoming), kept, type, segment, firstPartner,
-            CollectiveCalls.tag(seq, 60));
+        final Pending[] firstHalf = receivePieces(c, Memory.of(incoming), kept, type, segment, firstPartner,
+            tag(seq, 60));
         // the allgather's receives, posted now: a partner that finishes its reduce-scatter first lands its blocks in
         // the receive buffer instead of having them held and copied again (4 ranks on 2 cores: the held messages
         // were 2% of a 1 MiB allreduce's CPU). Early is safe even in place: a partner's result for a block needs
         // this rank's share of it, which is read from the buffer before it is sent
-        final CollectiveCalls.Pending[][] gathered = postAllgather(c, seq, out, start, type, segment);
+        final Pending[][] gathered = postAllgather(c, seq, out, start, type, segment);
         final Pieces firstGiven = new Pieces(c, in.at(start[first.giveLo] * size),
-            start[first.giveHi] - start[first.giveLo], type, segment, firstPartner, CollectiveCalls.tag(seq, 60));
+            start[first.giveHi] - start[first.giveLo], type, segment, firstPartner, tag(seq, 60));
         final List<Pieces> allGiven = new ArrayList<>();
         allGiven.add(firstGiven);
         // the partner's pieces are combined as they come in; as bytes, the kept half is packed a chunk at a time
@@ -133,10 +138,10 @@ public final class AllreduceAlgorithms {
             final int partner = me ^ mask;
             final Halves h = Halves.of(lo, hi, (me & mask) == 0);
             final long keep = start[h.keepHi] - start[h.keepLo];
-            final CollectiveCalls.Pending[] pieces = receivePieces(c, Memory.of(incoming), keep, type, segment, partner,
-                CollectiveCalls.tag(seq, step));
+            final Pending[] pieces = receivePieces(c, Memory.of(incoming), keep, type, segment, partner,
+                tag(seq, step));
             final Pieces given = new Pieces(c, Memory.ofObject(acc).at((start[h.giveLo] - base) * size),
-                start[h.giveHi] - start[h.giveLo], type, segment, partner, CollectiveCalls.tag(seq, step));
+                start[h.giveHi] - start[h.giveLo], type, segment, partner, tag(seq, step));
             allGiven.add(given);
             if (inArrays) {
                 final int accFirst = (int) (start[h.keepLo] - base);
@@ -154,9 +159,9 @@ public final class AllreduceAlgorithms {
         for (int mask = 1, step = 92; mask < n; mask <<= 1, step++) {
             final int partner = me ^ mask;
             final Theirs t = Theirs.of(lo, hi, (me & mask) == 0);
-            final CollectiveCalls.Pending[] pieces = gathered[step - 92];
+            final Pending[] pieces = gathered[step - 92];
             final Pieces given = new Pieces(c, out.at(start[lo] * size), start[hi] - start[lo], type, segment,
-                partner, CollectiveCalls.tag(seq, step));
+                partner, tag(seq, step));
             allGiven.add(given);
             for (int k = 0; k < pieces.length; k++) {
                 given.sendAhead(k);
@@ -176,17 +181,17 @@ public final class AllreduceAlgorithms {
      * pieces per step. The allgather starts from the block the reduce-scatter leaves the rank with, which is block
      * {@code rank}: every halving keeps the half whose bit of the rank it shares.
      */
-    static CollectiveCalls.Pending[][] postAllgather(final CollectiveContext c, final int seq, final Memory out,
-                                             final long[] start, final Datatype type, final long segment) {
+    static Pending[][] postAllgather(final CollectiveContext c, final int seq, final Memory out, final long[] start,
+                                     final Datatype type, final long segment) {
         final int n = c.size();
         final int me = c.rank();
         int lo = me;
         int hi = me + 1;
-        final CollectiveCalls.Pending[][] steps = new CollectiveCalls.Pending[Integer.numberOfTrailingZeros(n)][];
+        final Pending[][] steps = new Pending[Integer.numberOfTrailingZeros(n)][];
         for (int mask = 1, step = 0; mask < n; mask <<= 1, step++) {
             final Theirs t = Theirs.of(lo, hi, (me & mask) == 0);
             steps[step] = receivePieces(c, out.at(start[t.lo] * type.size()), start[t.hi] - start[t.lo], type,
-                segment, me ^ mask, CollectiveCalls.tag(seq, 92 + step));
+                segment, me ^ mask, tag(seq, 92 + step));
             lo = Math.min(lo, t.lo);
             hi = Math.max(hi, t.hi);
         }
@@ -198,13 +203,12 @@ public final class AllreduceAlgorithms {
      * {@code segment} elements (the last one shorter). Partners cut a block the same way, and pieces between two
      * ranks arrive in the order sent, so they can share one tag.
      */
-    static CollectiveCalls.Pending[] receivePieces(final CollectiveContext c, final Memory into, final long count,
-                                           final Datatype type, final long segment, final int partner,
-                                           final int tag) {
-        final CollectiveCalls.Pending[] pieces = new CollectiveCalls.Pending[Math.toIntExact((count + segment - 1) / segment)];
+    static Pending[] receivePieces(final CollectiveContext c, final Memory into, final long count, final Datatype type,
+                                   final long segment, final int partner, final int tag) {
+        final Pending[] pieces = new Pending[Math.toIntExact((count + segment - 1) / segment)];
         for (int k = 0; k < pieces.length; k++) {
             final long first = k * segment;
-            pieces[k] = CollectiveCalls.irecv(c, into.at(first * type.size()), Math.min(segment, count - first), type, partner, tag);
+            pieces[k] = irecv(c, into.at(first * type.size()), Math.min(segment, count - first), type, partner, tag);
         }
         return pieces;
     }
@@ -240,7 +244,7 @@ public final class AllreduceAlgorithms {
          */
         private final boolean fromDirect;
         /** The sends that may still read {@link #from}. */
-        private final List<CollectiveCalls.Pending> sends = new ArrayList<>();
+        private final List<Pending> sends = new ArrayList<>();
 
         Pieces(final CollectiveContext c, final Memory from, final long count, final Datatype type, final long segment,
                final int partner, final int tag) {
@@ -263,17 +267,17 @@ public final class AllreduceAlgorithms {
             for (; sent < until; sent++) {
                 final long first = sent * segment;
                 if (fromDirect) {
-                    sends.add(CollectiveCalls.sendInPlace(c, from.at(first * type.size()), Math.min(segment, count - first), type,
+                    sends.add(sendInPlace(c, from.at(first * type.size()), Math.min(segment, count - first), type,
                         partner, tag));
                 } else {
-                    CollectiveCalls.send(c, from.at(first * type.size()), Math.min(segment, count - first), type, partner, tag);
+                    send(c, from.at(first * type.size()), Math.min(segment, count - first), type, partner, tag);
                 }
             }
         }
 
         /** Waits until no send of this block reads its memory any more. */
         void joinSent() {
-            Barriers.joinAll(sends.toArray(new CollectiveCalls.Pending[0]));
+            Barriers.joinAll(sends.toArray(new Pending[0]));
         }
 
         /** Sends every piece not sent yet: the partner's are all in. */
@@ -290,9 +294,9 @@ public final class AllreduceAlgorithms {
      * step), each combined chunk goes on into it, so neither the operand nor the result crosses memory whole once
      * more.
      */
-    static void combinePieces(final CollectiveCalls.Pending[] pieces, final byte[] incoming, final byte[] acc,
-                                      final long accFirst, final long count, final long segment, final Datatype type,
-                                      final Reduction op, final Memory packFrom, final Memory unpackTo, final Pieces given) {
+    static void combinePieces(final Pending[] pieces, final byte[] incoming, final byte[] acc, final long accFirst,
+                              final long count, final long segment, final Datatype type, final Reduction op,
+                              final Memory packFrom, final Memory unpackTo, final Pieces given) {
         final int size = (int) type.size();
         final long chunk = Math.max(1, Broadcasts.COMBINE_CHUNK_BYTES / size);
         final ByteBuffer accBuffer = ByteBuffer.wrap(acc);
@@ -326,10 +330,9 @@ public final class AllreduceAlgorithms {
      * accumulator, or in the last step the receive buffer; the two may be one array, element by element in place),
      * which saves packing and unpacking the operands.
      */
-    static void combineInArrays(final CollectiveCalls.Pending[] pieces, final byte[] incoming, final long count,
-                                        final long segment, final Datatype type, final Reduction op, final Object own,
-                                        final int ownFirst, final Object out, final int outFirst,
-                                        final Pieces given) {
+    static void combineInArrays(final Pending[] pieces, final byte[] incoming, final long count, final long segment,
+                                final Datatype type, final Reduction op, final Object own, final int ownFirst,
+                                final Object out, final int outFirst, final Pieces given) {
         final int size = (int) type.size();
         for (int k = 0; k < pieces.length; k++) {
             given.sendAhead(k);
@@ -355,7 +358,7 @@ public final class AllreduceAlgorithms {
     }
 
     static Core foldIn(final CollectiveContext c, final int seq, final byte[] own, final Reductions.Element e,
-                               final Reduction op) {
+                       final Reduction op) {
         final int me = c.rank();
         int pof2 = 1;
         while (pof2 * 2 <= c.size()) {
@@ -367,10 +370,10 @@ public final class AllreduceAlgorithms {
         }
         if (me % 2 == 1) {
             // own goes on as the array foldOut receives the result into
-            ReduceFamily.sendBytes(c, own, me - 1, CollectiveCalls.tag(seq, 4));
+            ReduceFamily.sendBytes(c, own, me - 1, tag(seq, 4));
             return new Core(pof2, extra, -1, own);
         }
-        final byte[] right = ReduceFamily.recvBytes(c, own.length, me + 1, CollectiveCalls.tag(seq, 4));
+        final byte[] right = ReduceFamily.recvBytes(c, own.length, me + 1, tag(seq, 4));
         // the lower rank's operand on the left
         Reduction.combine(op, ByteBuffer.wrap(own), ByteBuffer.wrap(right), e);
         c.scratch().give(own);
@@ -384,10 +387,10 @@ public final class AllreduceAlgorithms {
             return result;
         }
         if (me % 2 == 0) {
-            ReduceFamily.sendBytes(c, result, me + 1, CollectiveCalls.tag(seq, 40));
+            ReduceFamily.sendBytes(c, result, me + 1, tag(seq, 40));
             return result;
         }
-        CollectiveCalls.recv(c, Memory.of(result), result.length, Datatype.BYTE, me - 1, CollectiveCalls.tag(seq, 40));
+        recv(c, Memory.of(result), result.length, Datatype.BYTE, me - 1, tag(seq, 40));
         return result;
     }
 
@@ -396,7 +399,7 @@ public final class AllreduceAlgorithms {
      * first (odd ranks give their data to the even rank before them and get the result back at the end).
      */
     static byte[] recursiveDoubling(final CollectiveContext c, final int seq, final byte[] own,
-                                            final Reductions.Element e, final Reduction op) {
+                                    final Reductions.Element e, final Reduction op) {
         final Core core = foldIn(c, seq, own, e, op);
         final int pof2 = core.pof2;
         final int newRank = core.newRank;
@@ -406,8 +409,8 @@ public final class AllreduceAlgorithms {
                 final int partnerNew = newRank ^ mask;
                 final int partner = core.world(partnerNew);
                 final byte[] theirs = c.scratch().take(acc.length);
-                final CollectiveCalls.Pending r = CollectiveCalls.irecv(c, Memory.of(theirs), theirs.length, Datatype.BYTE, partner, CollectiveCalls.tag(seq, step));
-                ReduceFamily.sendBytes(c, acc, partner, CollectiveCalls.tag(seq, step));
+                final Pending r = irecv(c, Memory.of(theirs), theirs.length, Datatype.BYTE, partner, tag(seq, step));
+                ReduceFamily.sendBytes(c, acc, partner, tag(seq, step));
                 r.join();
                 // the lower group's value is always the left operand, so both partners compute the same bits
                 if (partnerNew < newRank) {
@@ -431,8 +434,8 @@ public final class AllreduceAlgorithms {
      * one rank and copied from there, so all ranks hold the same bits. Partial results are combined in place, into
      * the rank's packed operand.
      */
-    static byte[] rabenseifner(final CollectiveContext c, final int seq, final byte[] own,
-                                       final Reductions.Element e, final Reduction op) {
+    static byte[] rabenseifner(final CollectiveContext c, final int seq, final byte[] own, final Reductions.Element e,
+                               final Reduction op) {
         final Core core = foldIn(c, seq, own, e, op);
         final int pof2 = core.pof2;
         final int newRank = core.newRank;
@@ -451,9 +454,9 @@ public final class AllreduceAlgorithms {
                 final int partner = core.world(newRank ^ mask);
                 final Halves h = Halves.of(lo, hi, (newRank & mask) == 0);
                 final int keep = start[h.keepHi] - start[h.keepLo];
-                final CollectiveCalls.Pending r = CollectiveCalls.irecv(c, Memory.of(incoming), keep, Datatype.BYTE, partner, CollectiveCalls.tag(seq, step));
-                CollectiveCalls.send(c, Memory.of(acc).at(start[h.giveLo]), start[h.giveHi] - start[h.giveLo], Datatype.BYTE, partner,
-                    CollectiveCalls.tag(seq, step));
+                final Pending r = irecv(c, Memory.of(incoming), keep, Datatype.BYTE, partner, tag(seq, step));
+                send(c, Memory.of(acc).at(start[h.giveLo]), start[h.giveHi] - start[h.giveLo], Datatype.BYTE, partner,
+                    tag(seq, step));
                 r.join();
                 Reduction.combine(op, ByteBuffer.wrap(incoming, 0, keep).slice(),
                     ByteBuffer.wrap(acc, start[h.keepLo], keep).slice(),
@@ -465,9 +468,9 @@ public final class AllreduceAlgorithms {
             for (int mask = 1, step = 92; mask < pof2; mask <<= 1, step++) {
                 final int partner = core.world(newRank ^ mask);
                 final Theirs t = Theirs.of(lo, hi, (newRank & mask) == 0);
-                final CollectiveCalls.Pending r = CollectiveCalls.irecv(c, Memory.of(acc).at(start[t.lo]), start[t.hi] - start[t.lo], Datatype.BYTE,
-                    partner, CollectiveCalls.tag(seq, step));
-                CollectiveCalls.send(c, Memory.of(acc).at(start[lo]), start[hi] - start[lo], Datatype.BYTE, partner, CollectiveCalls.tag(seq, step));
+                final Pending r = irecv(c, Memory.of(acc).at(start[t.lo]), start[t.hi] - start[t.lo], Datatype.BYTE,
+                    partner, tag(seq, step));
+                send(c, Memory.of(acc).at(start[lo]), start[hi] - start[lo], Datatype.BYTE, partner, tag(seq, step));
                 r.join();
                 lo = Math.min(lo, t.lo);
                 hi = Math.max(hi, t.hi);

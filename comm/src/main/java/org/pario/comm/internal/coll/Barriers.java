@@ -1,21 +1,14 @@
 package org.pario.comm.internal.coll;
 
-import java.nio.ByteBuffer;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
+import static org.pario.comm.internal.coll.CollectiveCalls.Pending;
+import static org.pario.comm.internal.coll.CollectiveCalls.irecv;
+import static org.pario.comm.internal.coll.CollectiveCalls.send;
+import static org.pario.comm.internal.coll.CollectiveCalls.tag;
 
-import org.pario.ErrorCategory;
 import org.pario.ParioException;
-import org.pario.comm.internal.ArrayCombine;
-import org.pario.comm.internal.Checks;
-import org.pario.comm.internal.Reductions;
-import org.pario.comm.internal.Scratch;
 import org.pario.comm.settings.CollectiveTuning;
-import org.pario.datatypes.DataRepresentation;
 import org.pario.datatypes.Datatype;
 import org.pario.datatypes.Memory;
-import org.pario.datatypes.Packer;
 
 /**
  * Barrier: from 3 up to {@link org.pario.comm.settings.CollectiveTuning#barrierLinearMaxRanks()} ranks, every rank's
@@ -35,8 +28,8 @@ public final class Barriers {
             return;
         }
         for (int k = 1, step = 0; k < n; k <<= 1, step++) {
-            final CollectiveCalls.Pending r = CollectiveCalls.irecv(c, Memory.of(none), 0, Datatype.BYTE, (c.rank() - k + n) % n, CollectiveCalls.tag(seq, step));
-            CollectiveCalls.send(c, Memory.of(none), 0, Datatype.BYTE, (c.rank() + k) % n, CollectiveCalls.tag(seq, step));
+            final Pending r = irecv(c, Memory.of(none), 0, Datatype.BYTE, (c.rank() - k + n) % n, tag(seq, step));
+            send(c, Memory.of(none), 0, Datatype.BYTE, (c.rank() + k) % n, tag(seq, step));
             r.join();
         }
     }
@@ -51,23 +44,23 @@ public final class Barriers {
         final int n = c.size();
         final int me = c.rank();
         if (me == 0) {
-            final CollectiveCalls.Pending[] arrived = new CollectiveCalls.Pending[n];
+            final Pending[] arrived = new Pending[n];
             for (int i = 1; i < n; i++) {
-                arrived[i] = CollectiveCalls.irecv(c, Memory.of(none), 0, Datatype.BYTE, i, CollectiveCalls.tag(seq, 0));
+                arrived[i] = irecv(c, Memory.of(none), 0, Datatype.BYTE, i, tag(seq, 0));
             }
             joinAll(arrived);
             for (int i = 1; i < n; i++) {
                 if (releaser(i, n) == 0) {
-                    CollectiveCalls.send(c, Memory.of(none), 0, Datatype.BYTE, i, CollectiveCalls.tag(seq, 1));
+                    send(c, Memory.of(none), 0, Datatype.BYTE, i, tag(seq, 1));
                 }
             }
             return;
         }
-        final CollectiveCalls.Pending go = CollectiveCalls.irecv(c, Memory.of(none), 0, Datatype.BYTE, releaser(me, n), CollectiveCalls.tag(seq, 1));
-        CollectiveCalls.send(c, Memory.of(none), 0, Datatype.BYTE, 0, CollectiveCalls.tag(seq, 0));
+        final Pending go = irecv(c, Memory.of(none), 0, Datatype.BYTE, releaser(me, n), tag(seq, 1));
+        send(c, Memory.of(none), 0, Datatype.BYTE, 0, tag(seq, 0));
         go.join();
         if (me + 1 < n && releaser(me + 1, n) == me) {
-            CollectiveCalls.send(c, Memory.of(none), 0, Datatype.BYTE, me + 1, CollectiveCalls.tag(seq, 1));
+            send(c, Memory.of(none), 0, Datatype.BYTE, me + 1, tag(seq, 1));
         }
     }
 
@@ -81,7 +74,7 @@ public final class Barriers {
      *
      * @return the bytes each receive took, 0 where there was none
      */
-    static long[] joinAll(final CollectiveCalls.Pending[] pending) {
+    static long[] joinAll(final Pending[] pending) {
         final long[] statuses = new long[pending.length];
         ParioException first = null;
         for (int i = 0; i < pending.length; i++) {

@@ -1,16 +1,17 @@
 package org.pario.comm.internal.coll;
 
-import java.nio.ByteBuffer;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
+import static org.pario.comm.internal.coll.CollectiveCalls.Pending;
+import static org.pario.comm.internal.coll.CollectiveCalls.SendWindow;
+import static org.pario.comm.internal.coll.CollectiveCalls.irecv;
+import static org.pario.comm.internal.coll.CollectiveCalls.memory;
+import static org.pario.comm.internal.coll.CollectiveCalls.recv;
+import static org.pario.comm.internal.coll.CollectiveCalls.recvFromRoot;
+import static org.pario.comm.internal.coll.CollectiveCalls.sendInPlace;
+import static org.pario.comm.internal.coll.CollectiveCalls.tag;
 
-import org.pario.ErrorCategory;
-import org.pario.ParioException;
-import org.pario.comm.internal.ArrayCombine;
+import java.nio.ByteBuffer;
+
 import org.pario.comm.internal.Checks;
-import org.pario.comm.internal.Reductions;
-import org.pario.comm.internal.Scratch;
 import org.pario.comm.settings.CollectiveTuning;
 import org.pario.datatypes.DataRepresentation;
 import org.pario.datatypes.Datatype;
@@ -30,8 +31,8 @@ public final class Broadcasts {
      * {@link CollectiveTuning#bcastSegmentBytes()}, so that every link carries data at once instead of the
      * tree's {@code log2(n)} full-size steps one after another.
      */
-    public static void bcast(final CollectiveContext c, final int seq, final Object buf, final long count, final Datatype type,
-                      final int root) {
+    public static void bcast(final CollectiveContext c, final int seq, final Object buf, final long count,
+                             final Datatype type, final int root) {
         bcast(c, seq, buf, count, type, root, true);
     }
 
@@ -40,9 +41,9 @@ public final class Broadcasts {
      *                   sent as soon as it does; not so for a result the root computes from the others' data first
      */
     public static void bcast(final CollectiveContext c, final int seq, final Object buf, final long count,
-                              final Datatype type, final int root, final boolean rootAtWork) {
+                             final Datatype type, final int root, final boolean rootAtWork) {
         Checks.count("count", count);
-        final Memory m = CollectiveCalls.memory("buf", buf);
+        final Memory m = memory("buf", buf);
         final int n = c.size();
         final CollectiveTuning tuning = c.tuning();
         if (n >= 2 && type.size() > 0 && count * type.size() >= tuning.bcastPipelineMinBytes()) {
@@ -51,13 +52,13 @@ public final class Broadcasts {
         }
         if (n <= tuning.bcastLinearMaxRanks() && count * type.size() <= tuning.bcastLinearMaxBytes()) {
             if (c.rank() == root) {
-                final CollectiveCalls.SendWindow sends = new CollectiveCalls.SendWindow();
+                final SendWindow sends = new SendWindow();
                 for (int i = 1; i < n; i++) {
-                    sends.add(CollectiveCalls.sendInPlace(c, m, count, type, (root + i) % n, CollectiveCalls.tag(seq, 0)));
+                    sends.add(sendInPlace(c, m, count, type, (root + i) % n, tag(seq, 0)));
                 }
                 sends.joinAll();
             } else {
-                CollectiveCalls.recvFromRoot(c, m, count, type, root, CollectiveCalls.tag(seq, 0), rootAtWork);
+                recvFromRoot(c, m, count, type, root, tag(seq, 0), rootAtWork);
             }
             return;
         }
@@ -65,16 +66,16 @@ public final class Broadcasts {
         int mask = 1;
         while (mask < n) {
             if ((rel & mask) != 0) {
-                CollectiveCalls.recv(c, m, count, type, (rel - mask + root) % n, CollectiveCalls.tag(seq, 0));
+                recv(c, m, count, type, (rel - mask + root) % n, tag(seq, 0));
                 break;
             }
             mask <<= 1;
         }
         mask >>= 1;
-        final CollectiveCalls.SendWindow sends = new CollectiveCalls.SendWindow();
+        final SendWindow sends = new SendWindow();
         while (mask > 0) {
             if (rel + mask < n) {
-                sends.add(CollectiveCalls.sendInPlace(c, m, count, type, (rel + mask + root) % n, CollectiveCalls.tag(seq, 0)));
+                sends.add(sendInPlace(c, m, count, type, (rel + mask + root) % n, tag(seq, 0)));
             }
             mask >>= 1;
         }
@@ -96,7 +97,7 @@ public final class Broadcasts {
      * sequence.
      */
     static void pipelinedBcast(final CollectiveContext c, final int seq, final Memory m, final long count,
-                                       final Datatype type, final int root, final long segmentBytes) {
+                               final Datatype type, final int root, final long segmentBytes) {
         final int n = c.size();
         final int rel = (c.rank() - root + n) % n;
         final int previous = (rel - 1 + root + n) % n;
@@ -105,14 +106,14 @@ public final class Broadcasts {
         final long total = Math.multiplyExact(count, type.size());
         final long segments = (total + segmentBytes - 1) / segmentBytes;
         final Segments pieces = new Segments(m, count, type, total, segmentBytes);
-        final int tag = CollectiveCalls.tag(seq, 1);
+        final int tag = tag(seq, 1);
         if (rel == 0) {
             for (long s = 0; s < segments; s++) {
                 pieces.send(c, s, next, tag);
             }
             return;
         }
-        final CollectiveCalls.Pending[] posted = new CollectiveCalls.Pending[PIPELINE_DEPTH];
+        final Pending[] posted = new Pending[PIPELINE_DEPTH];
         for (long s = 0; s < Math.min(segments, PIPELINE_DEPTH); s++) {
             posted[(int) s] = pieces.receive(c, s, (int) s, previous, tag);
         }
@@ -182,11 +183,11 @@ public final class Broadcasts {
             CollectiveCalls.send(c, Memory.of(bytes), length(s), Datatype.BYTE, dest, tag);
         }
 
-        CollectiveCalls.Pending receive(final CollectiveContext c, final long s, final int slot, final int source, final int tag) {
+        Pending receive(final CollectiveContext c, final long s, final int slot, final int source, final int tag) {
             if (whole) {
-                return CollectiveCalls.irecv(c, elementsAt(s), length(s) / type.size(), type, source, tag);
+                return irecv(c, elementsAt(s), length(s) / type.size(), type, source, tag);
             }
-            return CollectiveCalls.irecv(c, Memory.of(stage(slot, length(s))), length(s), Datatype.BYTE, source, tag);
+            return irecv(c, Memory.of(stage(slot, length(s))), length(s), Datatype.BYTE, source, tag);
         }
 
         /** Segment {@code s} has arrived in {@code slot}: packed bytes go into the buffer. */

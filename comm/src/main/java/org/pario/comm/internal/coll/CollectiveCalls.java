@@ -1,21 +1,11 @@
 package org.pario.comm.internal.coll;
 
-import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
 
 import org.pario.ErrorCategory;
 import org.pario.ParioException;
-import org.pario.comm.internal.ArrayCombine;
-import org.pario.comm.internal.Checks;
-import org.pario.comm.internal.Reductions;
-import org.pario.comm.internal.Scratch;
-import org.pario.comm.settings.CollectiveTuning;
-import org.pario.datatypes.DataRepresentation;
 import org.pario.datatypes.Datatype;
 import org.pario.datatypes.Memory;
-import org.pario.datatypes.Packer;
 
 /**
  * What every collective algorithm is built on: call and step tags (a call's sequence number and operation, so
@@ -127,7 +117,7 @@ public final class CollectiveCalls {
     }
 
     static void send(final CollectiveContext c, final Memory m, final long count, final Datatype type, final int dest,
-                             final int tag) {
+                     final int tag) {
         c.send(m, count, type, dest, tag);
     }
 
@@ -136,7 +126,7 @@ public final class CollectiveCalls {
      * there without packing it first ({@link org.pario.comm.internal.Fabric#sendInPlace}).
      */
     static Pending sendInPlace(final CollectiveContext c, final Memory m, final long count, final Datatype type,
-                                       final int dest, final int tag) {
+                               final int dest, final int tag) {
         return new Pending(c, c.sendInPlace(m, count, type, dest, tag), dest, tag);
     }
 
@@ -173,8 +163,8 @@ public final class CollectiveCalls {
         }
     }
 
-    static long recv(final CollectiveContext c, final Memory m, final long count, final Datatype type,
-                               final int source, final int tag) {
+    static long recv(final CollectiveContext c, final Memory m, final long count, final Datatype type, final int source,
+                     final int tag) {
         return irecv(c, m, count, type, source, tag).join();
     }
 
@@ -184,14 +174,14 @@ public final class CollectiveCalls {
      * its core for a few microseconds before it hands it on where ranks outnumber cores.
      */
     static long recvFromRoot(final CollectiveContext c, final Memory m, final long count, final Datatype type,
-                                       final int root, final int tag, final boolean rootAtWork) {
+                             final int root, final int tag, final boolean rootAtWork) {
         final boolean prompt = rootAtWork
             && (type.size() == 0 || count <= c.tuning().promptWaitMaxBytes() / type.size());
         return new Pending(c, c.receive(m, count, type, root, tag, prompt), root, tag).join();
     }
 
     static Pending irecv(final CollectiveContext c, final Memory m, final long count, final Datatype type,
-                                 final int source, final int tag) {
+                         final int source, final int tag) {
         return new Pending(c, c.receive(m, count, type, source, tag, false), source, tag);
     }
 }

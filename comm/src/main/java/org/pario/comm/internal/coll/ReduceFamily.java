@@ -1,13 +1,15 @@
 package org.pario.comm.internal.coll;
 
-import java.nio.ByteBuffer;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
+import static org.pario.comm.internal.coll.CollectiveCalls.Pending;
+import static org.pario.comm.internal.coll.CollectiveCalls.irecv;
+import static org.pario.comm.internal.coll.CollectiveCalls.memory;
+import static org.pario.comm.internal.coll.CollectiveCalls.recv;
+import static org.pario.comm.internal.coll.CollectiveCalls.send;
+import static org.pario.comm.internal.coll.CollectiveCalls.tag;
 
-import org.pario.ErrorCategory;
+import java.nio.ByteBuffer;
+
 import org.pario.ParioException;
-import org.pario.comm.internal.ArrayCombine;
 import org.pario.comm.internal.Checks;
 import org.pario.comm.internal.Reductions;
 import org.pario.comm.internal.Scratch;
@@ -33,7 +35,7 @@ public final class ReduceFamily {
      * scratch, to be given back there when done.
      */
     static byte[] operand(final CollectiveContext c, final Object sendbuf, final Object recvbuf, final long count,
-                                  final Datatype type) {
+                          final Datatype type) {
         return packed(c, "reduction", sendbuf == InPlace.MARKER ? recvbuf : sendbuf, count, type);
     }
 
@@ -44,8 +46,8 @@ public final class ReduceFamily {
      * @param what the operation, for the error when the packed bytes do not fit one array
      */
     static byte[] packed(final CollectiveContext c, final String what, final Object buf, final long count,
-                                 final Datatype type) {
-        final Memory from = CollectiveCalls.memory("sendbuf", buf);
+                         final Datatype type) {
+        final Memory from = memory("sendbuf", buf);
         final long size = Packer.packedSize(type, count, DataRepresentation.NATIVE);
         if (size > Integer.MAX_VALUE - 8) {
             throw ParioException.argument(what + ": " + size + " packed bytes per rank do not fit one array");
@@ -57,13 +59,13 @@ public final class ReduceFamily {
     }
 
     static void sendBytes(final CollectiveContext c, final byte[] b, final int dest, final int tag) {
-        CollectiveCalls.send(c, Memory.of(b), b.length, Datatype.BYTE, dest, tag);
+        send(c, Memory.of(b), b.length, Datatype.BYTE, dest, tag);
     }
 
     /** @return the bytes received, in an array of the rank's scratch */
     static byte[] recvBytes(final CollectiveContext c, final int length, final int source, final int tag) {
         final byte[] b = c.scratch().take(length);
-        CollectiveCalls.recv(c, Memory.of(b), length, Datatype.BYTE, source, tag);
+        recv(c, Memory.of(b), length, Datatype.BYTE, source, tag);
         return b;
     }
 
@@ -86,14 +88,14 @@ public final class ReduceFamily {
                 if ((rel & mask) == 0) {
                     final int src = rel | mask;
                     if (src < n) {
-                        final byte[] in = recvBytes(c, len, (src + root) % n, CollectiveCalls.tag(seq, 1));
+                        final byte[] in = recvBytes(c, len, (src + root) % n, tag(seq, 1));
                         // fold the higher ranks' block into ours, keeping rank order for reproducibility
                         Reduction.combine(op, ByteBuffer.wrap(acc), ByteBuffer.wrap(in), e);
                         scratch.give(acc);
                         acc = in;
                     }
                 } else {
-                    sendBytes(c, acc, ((rel & ~mask) + root) % n, CollectiveCalls.tag(seq, 1));
+                    sendBytes(c, acc, ((rel & ~mask) + root) % n, tag(seq, 1));
                     scratch.give(acc);
                     return null;
                 }
@@ -110,24 +112,24 @@ public final class ReduceFamily {
      * @return at the root, the reduction in an array of the rank's scratch; elsewhere null
      */
     static byte[] linearReduceToRoot(final CollectiveContext c, final int seq, final byte[] own,
-                                             final Reductions.Element e, final Reduction op, final int root) {
+                                     final Reductions.Element e, final Reduction op, final int root) {
         final int n = c.size();
         final int len = own.length;
         final Scratch scratch = c.scratch();
         if (c.rank() != root) {
-            sendBytes(c, own, root, CollectiveCalls.tag(seq, 1));
+            sendBytes(c, own, root, tag(seq, 1));
             scratch.give(own);
             return null;
         }
         // every receive posted before any wait, so the operands come in whatever order their ranks get to send
         final byte[][] all = new byte[n][];
-        final CollectiveCalls.Pending[] pending = new CollectiveCalls.Pending[n];
+        final Pending[] pending = new Pending[n];
         for (int i = 0; i < n; i++) {
             if (i == root) {
                 all[i] = own;
             } else {
                 all[i] = scratch.take(len);
-                pending[i] = CollectiveCalls.irecv(c, Memory.of(all[i]), len, Datatype.BYTE, i, CollectiveCalls.tag(seq, 1));
+                pending[i] = irecv(c, Memory.of(all[i]), len, Datatype.BYTE, i, tag(seq, 1));
             }
         }
         Barriers.joinAll(pending);
@@ -159,8 +161,8 @@ public final class ReduceFamily {
      *
      * @return false when the operand fits one piece and the caller should reduce it whole
      */
-    static boolean inSlices(final CollectiveContext c, final Object sendbuf, final Object recvbuf, final long count, final Datatype type,
-                                    final Slice slice) {
+    static boolean inSlices(final CollectiveContext c, final Object sendbuf, final Object recvbuf, final long count,
+                            final Datatype type, final Slice slice) {
         final long per = sliceElements(c, type, count);
         if (per == 0) {
             return false;
@@ -189,7 +191,7 @@ public final class ReduceFamily {
     }
 
     public static void reduce(final CollectiveContext c, final int seq, final Object sendbuf, final Object recvbuf,
-                       final long count, final Datatype type, final Reduction op, final int root) {
+                              final long count, final Datatype type, final Reduction op, final int root) {
         Checks.count("count", count);
         if (sendbuf == InPlace.MARKER && c.rank() != root) {
             throw ParioException.argument("reduce: IN_PLACE is only allowed as the root's send buffer");
@@ -200,7 +202,7 @@ public final class ReduceFamily {
         final Reductions.Element e = op.element(type, count);
         final byte[] result = reduceToRoot(c, seq, operand(c, sendbuf, recvbuf, count, type), e, op, root);
         if (result != null) {
-            Packer.unpack(result, CollectiveCalls.memory("recvbuf", recvbuf), type, count);
+            Packer.unpack(result, memory("recvbuf", recvbuf), type, count);
             c.scratch().give(result);
         }
     }
@@ -212,7 +214,7 @@ public final class ReduceFamily {
      * always combine the lower group's value on the left, and each block of the ring is computed by one rank.
      */
     public static void allreduce(final CollectiveContext c, final int seq, final Object sendbuf, final Object recvbuf,
-                          final long count, final Datatype type, final Reduction op) {
+                                 final long count, final Datatype type, final Reduction op) {
         Checks.count("count", count);
         if (inSlices(c, sendbuf, recvbuf, count, type, (s, r, k) -> allreduce(c, seq, s, r, k, type, op))) {
             return;
@@ -242,7 +244,7 @@ public final class ReduceFamily {
         } else {
             result = AllreduceAlgorithms.recursiveDoubling(c, seq, own, e, op);
         }
-        Packer.unpack(result, CollectiveCalls.memory("recvbuf", recvbuf), type, count);
+        Packer.unpack(result, memory("recvbuf", recvbuf), type, count);
         c.scratch().give(result);
     }
 
@@ -252,8 +254,9 @@ public final class ReduceFamily {
      * moves only its data once and holds one block's worth of buffers. Non-commutative operations: reduce in rank
      * order to rank 0, which sends each rank its block.
      */
-    public static void reduceScatter(final CollectiveContext c, final int seq, final Object sendbuf, final Object recvbuf,
-                              final long[] recvcounts, final Datatype type, final Reduction op) {
+    public static void reduceScatter(final CollectiveContext c, final int seq, final Object sendbuf,
+                                     final Object recvbuf, final long[] recvcounts, final Datatype type,
+                                     final Reduction op) {
         final int n = c.size();
         Checks.length("recvcounts", recvcounts, n);
         long total = 0;
@@ -266,7 +269,7 @@ public final class ReduceFamily {
             // slice by slice of the whole operand, each rank getting the part of its block in the slice. In place, a
             // slice's operand is packed before its results land, and they land no further on than the slice ends,
             // so in increasing order they never overwrite operand slices not yet reduced
-            final Object source = sendbuf == InPlace.MARKER ? CollectiveCalls.memory("recvbuf", recvbuf) : sendbuf;
+            final Object source = sendbuf == InPlace.MARKER ? memory("recvbuf", recvbuf) : sendbuf;
             for (long first = 0; first < total; first += per) {
                 final long end = Math.min(total, first + per);
                 final long[] counts = new long[n];
@@ -302,13 +305,13 @@ public final class ReduceFamily {
             for (int step = 1; step < n; step++) {
                 final int dest = (me + step) % n;
                 final int source = (me - step + n) % n;
-                final CollectiveCalls.Pending r = CollectiveCalls.irecv(c, Memory.of(incoming), mine, Datatype.BYTE, source, CollectiveCalls.tag(seq, 3));
-                CollectiveCalls.send(c, Memory.of(packed).at(at[dest]), at[dest + 1] - at[dest], Datatype.BYTE, dest, CollectiveCalls.tag(seq, 3));
+                final Pending r = irecv(c, Memory.of(incoming), mine, Datatype.BYTE, source, tag(seq, 3));
+                send(c, Memory.of(packed).at(at[dest]), at[dest + 1] - at[dest], Datatype.BYTE, dest, tag(seq, 3));
                 r.join();
                 Reduction.combine(op, ByteBuffer.wrap(incoming), ByteBuffer.wrap(packed, at[me], mine).slice(), part);
             }
-            Packer.unpack(ByteBuffer.wrap(packed), at[me], mine, CollectiveCalls.memory("recvbuf", recvbuf),
-                CollectiveCalls.memory("recvbuf", recvbuf).origin(), type, recvcounts[me], DataRepresentation.NATIVE, 0);
+            Packer.unpack(ByteBuffer.wrap(packed), at[me], mine, memory("recvbuf", recvbuf),
+                memory("recvbuf", recvbuf).origin(), type, recvcounts[me], DataRepresentation.NATIVE, 0);
             c.scratch().give(incoming);
             c.scratch().give(packed);
             return;
@@ -316,21 +319,21 @@ public final class ReduceFamily {
         final byte[] result = reduceToRoot(c, seq, packed, e, op, 0);
         if (me == 0) {
             for (int i = 1; i < n; i++) {
-                CollectiveCalls.send(c, Memory.of(result).at(at[i]), at[i + 1] - at[i], Datatype.BYTE, i, CollectiveCalls.tag(seq, 2));
+                send(c, Memory.of(result).at(at[i]), at[i + 1] - at[i], Datatype.BYTE, i, tag(seq, 2));
             }
-            Packer.unpack(ByteBuffer.wrap(result), 0, at[1], CollectiveCalls.memory("recvbuf", recvbuf),
-                CollectiveCalls.memory("recvbuf", recvbuf).origin(), type, recvcounts[0], DataRepresentation.NATIVE, 0);
+            Packer.unpack(ByteBuffer.wrap(result), 0, at[1], memory("recvbuf", recvbuf),
+                memory("recvbuf", recvbuf).origin(), type, recvcounts[0], DataRepresentation.NATIVE, 0);
             c.scratch().give(result);
         } else {
-            final byte[] block = recvBytes(c, at[me + 1] - at[me], 0, CollectiveCalls.tag(seq, 2));
-            Packer.unpack(block, CollectiveCalls.memory("recvbuf", recvbuf), type, recvcounts[me]);
+            final byte[] block = recvBytes(c, at[me + 1] - at[me], 0, tag(seq, 2));
+            Packer.unpack(block, memory("recvbuf", recvbuf), type, recvcounts[me]);
             c.scratch().give(block);
         }
     }
 
     /** Chain: rank i waits for the prefix of ranks 0..i-1, folds its operand in and passes the prefix on. */
-    public static void scan(final CollectiveContext c, final int seq, final Object sendbuf, final Object recvbuf, final long count,
-                     final Datatype type, final Reduction op, final boolean exclusive) {
+    public static void scan(final CollectiveContext c, final int seq, final Object sendbuf, final Object recvbuf,
+                            final long count, final Datatype type, final Reduction op, final boolean exclusive) {
         Checks.count("count", count);
         if (inSlices(c, sendbuf, recvbuf, count, type, (s, r, k) -> scan(c, seq, s, r, k, type, op, exclusive))) {
             return;
@@ -340,19 +343,19 @@ public final class ReduceFamily {
         final int me = c.rank();
         final byte[] prefix = own;
         if (me > 0) {
-            final byte[] before = recvBytes(c, own.length, me - 1, CollectiveCalls.tag(seq, 3));
+            final byte[] before = recvBytes(c, own.length, me - 1, tag(seq, 3));
             if (exclusive) {
-                Packer.unpack(before, CollectiveCalls.memory("recvbuf", recvbuf), type, count);
+                Packer.unpack(before, memory("recvbuf", recvbuf), type, count);
             }
             // the operand is not needed on its own once the prefix is known: fold into it
             Reduction.combine(op, ByteBuffer.wrap(before), ByteBuffer.wrap(prefix), e);
             c.scratch().give(before);
         }
         if (me + 1 < c.size()) {
-            sendBytes(c, prefix, me + 1, CollectiveCalls.tag(seq, 3));
+            sendBytes(c, prefix, me + 1, tag(seq, 3));
         }
         if (!exclusive) {
-            Packer.unpack(prefix, CollectiveCalls.memory("recvbuf", recvbuf), type, count);
+            Packer.unpack(prefix, memory("recvbuf", recvbuf), type, count);
         }
         c.scratch().give(prefix);
     }

@@ -73,6 +73,7 @@ final class BlockSend extends ParkedSend {
      * Writes the pieces packed and not yet sent to the receive that asked for them, each an RDATA frame that shares
      * its block (caller holds this record's lock).
      */
+    @Override
     void writePieces(final Links links) {
         final long receiveId = waitingReceiveId;
         final Gate gate = links.gate(dest);

@@ -17,6 +17,7 @@ final class InPlaceSend extends FromCallerSend {
      * Writes the pieces not yet sent to the receive that asked for them, each a header and a slice of the caller's
      * memory in one frame, so no other frame can come between them (caller holds the lock).
      */
+    @Override
     void writePieces(final Links links) {
         final long receiveId = waitingReceiveId;
         final Gate gate = links.gate(dest);

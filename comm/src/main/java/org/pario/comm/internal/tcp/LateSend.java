@@ -30,6 +30,12 @@ final class LateSend extends FromCallerSend {
         this.packer = packer;
     }
 
+    /** Packs and writes the next pieces as the socket takes them ({@code RendezvousSender#packLate}). */
+    @Override
+    void writePieces(final Links links) {
+        packer.accept(this);
+    }
+
     @Override
     void afterWrite(final Links links) {
         packer.accept(this);

@@ -60,6 +60,14 @@ abstract sealed class ParkedSend permits BlockSend, StagedSend, FromCallerSend {
         return (int) Math.min(pieceBytes, bytes - (long) i * pieceBytes);
     }
 
+    /**
+     * Writes the pieces packed and not yet sent to the receive that asked for them, each an RDATA frame of its own
+     * (caller holds the lock, so pieces leave in order, and the request is known). A staged message's data is read
+     * from shared memory, or sent whole once packed: it has no pieces to write here.
+     */
+    void writePieces(final Links links) {
+    }
+
     /** Wakes a packing thread that waits for room, when the record is abandoned (caller holds the lock). */
     void wakePacker() {
     }

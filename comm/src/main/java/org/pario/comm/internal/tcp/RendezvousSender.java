@@ -187,7 +187,7 @@ final class RendezvousSender {
                 }
                 if (p.waitingReceiveId >= 0) {
                     // its receiver asked while this was packing: the piece goes now, while the next is packed
-                    writePieces(p);
+                    p.writePieces(links);
                 }
             }
             if (i + 1 < p.pieces) {
@@ -321,20 +321,6 @@ final class RendezvousSender {
         announce(id, p, Frames.rts(links.alloc(p.dest), context, source, tag, MessageAccess.basicName(type), p.bytes,
             id, null, 0));
         return p.written;
-    }
-
-    /**
-     * Writes the pieces packed and not yet sent to the receive that asked for them, each as an RDATA frame of its
-     * own (caller holds {@code p}'s lock, so pieces leave in order, and the request is known).
-     */
-    private void writePieces(final ParkedSend p) {
-        if (p instanceof LateSend late) {
-            packLate(late);
-        } else if (p instanceof InPlaceSend inPlace) {
-            inPlace.writePieces(links);
-        } else if (p instanceof BlockSend blocks) {
-            blocks.writePieces(links);
-        }
     }
 
     /**
@@ -546,7 +532,7 @@ final class RendezvousSender {
             if (failure == null && !(p instanceof StagedSend) && !p.abandoned) {
                 // the pieces packed so far go now; the packing thread sends the others as it packs them
                 p.waitingReceiveId = cts.receiveId();
-                writePieces(p);
+                p.writePieces(links);
                 if (!p.packed || p.abandoned || p instanceof LateSend) {
                     // a message packed as it leaves leaves the parked set with its last piece
                     return;

@@ -97,7 +97,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
     }
 
     private TcpFabric(final TcpConfig config) {
-        super(config.size());
+        super(config.size(), config.settings().spinNanos());
         final CommSettings settings = config.settings();
         this.transport = Transports.chosen(settings.transport());
         this.congestion = new CongestionControl(settings.tcpCongestion(), transport);

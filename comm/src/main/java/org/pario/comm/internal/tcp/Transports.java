@@ -29,11 +29,6 @@ import org.pario.ParioException;
 record Transports(String name, IoHandlerFactory handlers, Class<? extends ServerChannel> serverChannel,
                   Class<? extends SocketChannel> channel) {
 
-    /** @return the transport chosen when nothing asks for one */
-    static Transports chosen() {
-        return chosen("auto");
-    }
-
     /**
      * @param wanted {@code auto}, {@code epoll} or {@code nio}
      * @return that transport

@@ -32,7 +32,7 @@ class DrivenEventLoopTest {
 
     @BeforeEach
     void start() {
-        loop = new DrivenEventLoop(Transports.chosen().handlers(), "test-loop");
+        loop = new DrivenEventLoop(Transports.chosen("auto").handlers(), "test-loop");
     }
 
     @AfterEach
@@ -146,7 +146,7 @@ class DrivenEventLoopTest {
         // windows far longer than a busy machine keeps a thread off its core, so only sliding decides the outcome
         final long window = TimeUnit.MILLISECONDS.toNanos(40);
         final long driveLimit = TimeUnit.MILLISECONDS.toNanos(400);
-        final DrivenEventLoop sliding = new DrivenEventLoop(Transports.chosen().handlers(), "sliding-loop",
+        final DrivenEventLoop sliding = new DrivenEventLoop(Transports.chosen("auto").handlers(), "sliding-loop",
             () -> true, () -> true, TimeUnit.MILLISECONDS.toNanos(1), driveLimit);
         try {
             final AtomicInteger onWaiter = new AtomicInteger();
@@ -235,7 +235,7 @@ class DrivenEventLoopTest {
 
     /** A loop whose background thread sleeps an hour at a time while a thread drives it and nothing is owed. */
     private static DrivenEventLoop quietLoop(final AtomicBoolean owes) {
-        return new DrivenEventLoop(Transports.chosen().handlers(), "quiet-loop", owes::get, () -> true,
+        return new DrivenEventLoop(Transports.chosen("auto").handlers(), "quiet-loop", owes::get, () -> true,
             TimeUnit.HOURS.toNanos(1));
     }
 
