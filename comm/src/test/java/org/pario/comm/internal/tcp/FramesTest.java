@@ -113,15 +113,15 @@ class FramesTest {
             }
         }));
         final ByteBuf wire = Unpooled.buffer();
-        wire.writeBytes(Frames.rts(io.netty.buffer.ByteBufAllocator.DEFAULT, 1, 2, 3, "int", 400, 77));
-        wire.writeBytes(Frames.rts(io.netty.buffer.ByteBufAllocator.DEFAULT, 4, 5, 6, null, 1 << 19, 78,
+        append(wire, Frames.rts(ByteBufAllocator.DEFAULT, 1, 2, 3, "int", 400, 77));
+        append(wire, Frames.rts(ByteBufAllocator.DEFAULT, 4, 5, 6, null, 1 << 19, 78,
             "/dev/shm/pario-12-3/to-1", 4096));
-        wire.writeBytes(Frames.cts(io.netty.buffer.ByteBufAllocator.DEFAULT, 77, 42));
-        wire.writeBytes(Frames.credit(io.netty.buffer.ByteBufAllocator.DEFAULT, 4096));
-        wire.writeBytes(Frames.rdataHeader(io.netty.buffer.ByteBufAllocator.DEFAULT, 42, 5));
+        append(wire, Frames.cts(ByteBufAllocator.DEFAULT, 77, 42));
+        append(wire, Frames.credit(ByteBufAllocator.DEFAULT, 4096));
+        append(wire, Frames.rdataHeader(ByteBufAllocator.DEFAULT, 42, 5));
         wire.writeBytes(new byte[] {1, 2, 3, 4, 5});
-        wire.writeBytes(Frames.noData(io.netty.buffer.ByteBufAllocator.DEFAULT, 43, "packing failed: näive"));
-        wire.writeBytes(Frames.bye(io.netty.buffer.ByteBufAllocator.DEFAULT));
+        append(wire, Frames.noData(ByteBufAllocator.DEFAULT, 43, "packing failed: näive"));
+        append(wire, Frames.bye(ByteBufAllocator.DEFAULT));
         while (wire.isReadable()) {
             ch.writeInbound(wire.readRetainedSlice(1));
         }
@@ -135,7 +135,7 @@ class FramesTest {
         assertEquals(java.util.List.of("43: packing failed: näive"), refused);
         final EmbeddedChannel unasked = new EmbeddedChannel(new Frames.Decoder(1 << 20));
         assertThrows(DecoderException.class, () -> unasked.writeInbound(
-            Frames.rdataHeader(io.netty.buffer.ByteBufAllocator.DEFAULT, 42, 5)));
+            Frames.rdataHeader(ByteBufAllocator.DEFAULT, 42, 5)));
     }
 
     /**
@@ -153,7 +153,7 @@ class FramesTest {
 
             @Override
             public ByteBuf space(final long left) {
-                return Unpooled.directBuffer((int) left);
+                return receiveMemory(left);
             }
         }, streams);
         final EmbeddedChannel a = new EmbeddedChannel(decoder);
@@ -187,7 +187,7 @@ class FramesTest {
             @Override
             public ByteBuf space(final long left) {
                 asked.add(left);
-                return Unpooled.directBuffer((int) left);
+                return receiveMemory(left);
             }
         };
         final Frames.Decoder first = new Frames.Decoder(1 << 20, landings.get(), streams, 2);
@@ -257,15 +257,29 @@ class FramesTest {
             });
         final ByteBuf wire = Unpooled.buffer();
         final int[] one = {7, 8};
-        wire.writeBytes(Frames.data(ByteBufAllocator.DEFAULT,
+        append(wire, Frames.data(ByteBufAllocator.DEFAULT,
             MessageAccess.pack(0, 0, 1, Memory.of(one), Datatype.INT, 2)));
-        wire.writeBytes(Frames.rts(ByteBufAllocator.DEFAULT, 0, 0, 3, "int", 400, 77));
+        append(wire, Frames.rts(ByteBufAllocator.DEFAULT, 0, 0, 3, "int", 400, 77));
         final int[] two = {9, 10, 11};
-        wire.writeBytes(Frames.dataFrom(ByteBufAllocator.DEFAULT::directBuffer, 0, 0, 2, Memory.of(two), Datatype.INT,
+        append(wire, Frames.dataFrom(ByteBufAllocator.DEFAULT::directBuffer, 0, 0, 2, Memory.of(two), Datatype.INT,
             3, 12));
         ch.writeInbound(wire);
         assertEquals(java.util.List.of("expect tag 1", "message tag 1", "rts", "expect tag 2"), events);
         final java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(landed.toByteArray()).order(java.nio.ByteOrder.nativeOrder());
         assertArrayEquals(new int[] {9, 10, 11}, new int[] {b.getInt(), b.getInt(), b.getInt()});
+    }
+
+    /** Appends a frame to a wire buffer and releases the frame, as a channel's write would. */
+    private static void append(final ByteBuf wire, final ByteBuf frame) {
+        try {
+            wire.writeBytes(frame);
+        } finally {
+            frame.release();
+        }
+    }
+
+    /** An empty buffer over receive memory, as {@link Unpacking#space} gives: a view the decoder never owns. */
+    private static ByteBuf receiveMemory(final long left) {
+        return Unpooled.wrappedBuffer(java.nio.ByteBuffer.allocateDirect((int) left)).clear();
     }
 }
