@@ -1,24 +1,13 @@
 package org.pario.comm;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.IntPredicate;
 
 import org.pario.ErrorCategory;
 import org.pario.ParioException;
-import org.pario.comm.internal.Checks;
 import org.pario.comm.internal.Endpoint;
 import org.pario.comm.internal.Fabric;
-import org.pario.comm.internal.Message;
-import org.pario.comm.internal.Scratch;
-import org.pario.comm.internal.Waiting;
 import org.pario.comm.internal.coll.AllToAll;
 import org.pario.comm.internal.coll.Barriers;
 import org.pario.comm.internal.coll.Broadcasts;
@@ -27,7 +16,6 @@ import org.pario.comm.internal.coll.CollectiveContext;
 import org.pario.comm.internal.coll.GatherScatter;
 import org.pario.comm.internal.coll.InPlace;
 import org.pario.comm.internal.coll.ReduceFamily;
-import org.pario.comm.settings.CollectiveTuning;
 import org.pario.comm.settings.CommSettings;
 import org.pario.datatypes.Datatype;
 import org.pario.datatypes.Memory;
@@ -65,40 +53,14 @@ public final class Communicator implements AutoCloseable {
     /** {@code MPI_IN_PLACE}: as the send buffer of collectives that allow it, "the data is already in place". */
     public static final Object IN_PLACE = InPlace.MARKER;
 
-    final Fabric fabric;
-    final Endpoint endpoint;
-    final int[] group;
-    final int rank;
-    final int context;
-    final int collectiveContext;
-    final RankState state;
+    private final Port port;
+    private final int context;
+    private final RankState state;
     private final AtomicInteger collectiveSequence = new AtomicInteger();
     private final Runnable onClose;
     /** What the collective algorithms may ask of this communicator. */
-    private final CollectiveContext collective = new Collective();
+    private final CollectiveContext collective;
     private volatile boolean closed;
-
-    /**
-     * What one rank shares among its communicators: the next free context id, its worker threads, its scratch, its
-     * settings.
-     */
-    static final class RankState {
-        final AtomicLong nextContext = new AtomicLong(2);
-        final ExecutorService executor;
-        final Scratch scratch;
-        final CommSettings settings;
-
-        /**
-         * @param executor       the rank's worker threads
-         * @param ranksInThisJvm how many ranks share this JVM's heap, and so its share for scratch arrays
-         * @param settings       the rank's settings
-         */
-        RankState(final ExecutorService executor, final int ranksInThisJvm, final CommSettings settings) {
-            this.executor = executor;
-            this.settings = settings;
-            this.scratch = Scratch.configured(ranksInThisJvm, settings.scratchBytes());
-        }
-    }
 
     /** @return the settings this rank runs with */
     public CommSettings settings() {
@@ -111,29 +73,31 @@ public final class Communicator implements AutoCloseable {
 
     Communicator(final Fabric fabric, final int[] group, final int rank, final int context, final RankState state,
                  final Runnable onClose) {
+        this(new Port(fabric, group, rank, state.executor), context, state, onClose);
+    }
+
+    private Communicator(final Port port, final int context, final RankState state, final Runnable onClose) {
         this.onClose = onClose;
-        this.fabric = fabric;
-        this.group = group;
-        this.rank = rank;
         this.context = context;
-        this.collectiveContext = context + 1;
         this.state = state;
-        this.endpoint = fabric.endpoint(group[rank]);
+        this.port = port;
+        // collectives run in a context of their own, so they never match user messages
+        this.collective = new CollectivePort(port, context + 1, state.settings.tuning(), state.scratch);
     }
 
     /** @return this rank's number in the communicator, {@code 0 <= rank() < size()} */
     public int rank() {
-        return rank;
+        return port.rank();
     }
 
     /** @return the number of ranks in the communicator */
     public int size() {
-        return group.length;
+        return port.size();
     }
 
     /** @return how this communicator's messages travel: "in-JVM", "TCP (epoll)" or "TCP (nio)" */
     public String transport() {
-        return fabric.transport();
+        return port.fabric().transport();
     }
 
     // ------------------------------------------------------------------ point-to-point
@@ -150,7 +114,7 @@ public final class Communicator implements AutoCloseable {
     public void send(final Object buf, final long count, final Datatype type, final int dest, final int tag) {
         checkOpen();
         checkTag("tag", tag, false);
-        sendOn(context, Memory.ofObject(buf), count, type, checkRank("dest", dest), tag);
+        port.send(context, Memory.ofObject(buf), count, type, checkRank("dest", dest), tag);
     }
 
     /**
@@ -166,7 +130,7 @@ public final class Communicator implements AutoCloseable {
     public Status recv(final Object buf, final long count, final Datatype type, final int source, final int tag) {
         checkOpen();
         checkTag("tag", tag, true);
-        return irecvOn(context, Memory.ofObject(buf), count, type, checkSource(source), tag).join();
+        return port.receive(context, Memory.ofObject(buf), count, type, port.checkSource(source), tag).join();
     }
 
     /**
@@ -176,7 +140,7 @@ public final class Communicator implements AutoCloseable {
      */
     public Request<Void> isend(final Object buf, final long count, final Datatype type, final int dest, final int tag) {
         send(buf, count, type, dest, tag);
-        return new Request<>(CompletableFuture.completedFuture(null), state.executor, fabric);
+        return port.request(CompletableFuture.completedFuture(null));
     }
 
     /**
@@ -188,7 +152,7 @@ public final class Communicator implements AutoCloseable {
                                  final int tag) {
         checkOpen();
         checkTag("tag", tag, true);
-        return irecvOn(context, Memory.ofObject(buf), count, type, checkSource(source), tag);
+        return port.receive(context, Memory.ofObject(buf), count, type, port.checkSource(source), tag);
     }
 
     /**
@@ -212,8 +176,7 @@ public final class Communicator implements AutoCloseable {
     public Status probe(final int source, final int tag) {
         checkOpen();
         checkTag("tag", tag, true);
-        final Message m = await(endpoint.post(context, checkSource(source), tag, group, true));
-        return status(m);
+        return port.probe(context, port.checkSource(source), tag);
     }
 
     /**
@@ -224,8 +187,7 @@ public final class Communicator implements AutoCloseable {
     public Optional<Status> iprobe(final int source, final int tag) {
         checkOpen();
         checkTag("tag", tag, true);
-        final Message m = endpoint.peek(context, checkSource(source), tag);
-        return Optional.ofNullable(m).map(Communicator::status);
+        return port.peek(context, port.checkSource(source), tag);
     }
 
     // ------------------------------------------------------------------ communicators
@@ -237,7 +199,7 @@ public final class Communicator implements AutoCloseable {
      */
     public Communicator dup() {
         final int newContext = agreeContext();
-        return new Communicator(fabric, group, rank, newContext, state);
+        return new Communicator(port, newContext, state, null);
     }
 
     /**
@@ -260,22 +222,7 @@ public final class Communicator implements AutoCloseable {
         if (color == UNDEFINED) {
             return null;
         }
-        final List<int[]> members = new ArrayList<>();
-        for (int r = 0; r < n; r++) {
-            if (all[2 * r] == color) {
-                members.add(new int[] {all[2 * r + 1], r});
-            }
-        }
-        members.sort((a, b) -> a[0] != b[0] ? Integer.compare(a[0], b[0]) : Integer.compare(a[1], b[1]));
-        final int[] newGroup = new int[members.size()];
-        int newRank = -1;
-        for (int i = 0; i < newGroup.length; i++) {
-            newGroup[i] = group[members.get(i)[1]];
-            if (members.get(i)[1] == rank) {
-                newRank = i;
-            }
-        }
-        return new Communicator(fabric, newGroup, newRank, newContext, state);
+        return new Communicator(port.subgroup(all, color), newContext, state, null);
     }
 
     /**
@@ -320,7 +267,7 @@ public final class Communicator implements AutoCloseable {
         if (closed) {
             return;
         }
-        fabric.abort(group[rank], reason == null ? "no reason given" : reason);
+        port.abort(reason == null ? "no reason given" : reason);
         close();
     }
 
@@ -672,10 +619,10 @@ public final class Communicator implements AutoCloseable {
     private Request<Void> start(final Runnable collective) {
         checkOpen();
         final CompletableFuture<Void> f = CompletableFuture.runAsync(collective, state.executor);
-        return new Request<>(f, state.executor, fabric);
+        return port.request(f);
     }
 
-    // ------------------------------------------------------------------ internals used by Collectives
+    // ------------------------------------------------------------------ collective calls
 
     /**
      * @param operation the collective's code (an index of {@code CollectiveCalls.OPERATIONS})
@@ -687,64 +634,8 @@ public final class Communicator implements AutoCloseable {
         return CollectiveCalls.call(collectiveSequence.getAndIncrement(), operation);
     }
 
-    void sendOn(final int ctx, final Memory memory, final long count, final Datatype type, final int dest,
-                final int tag) {
-        checkSend(count, type);
-        fabric.send(group[dest], ctx, rank, tag, memory, type, count, group);
-    }
-
-    /** Fails on a bad count or type, or when a rank of this communicator has failed. */
-    private void checkSend(final long count, final Datatype type) {
-        Checks.count("count", count);
-        Checks.type(type);
-        final ParioException failed = fabric.failureIn(group);
-        if (failed != null) {
-            throw failed;
-        }
-    }
-
-    /**
-     * A send that may read {@code memory} until the request is done ({@link Fabric#sendInPlace}): for collectives,
-     * which leave their buffers alone until they return.
-     */
-    Request<Void> isendInPlaceOn(final int ctx, final Memory memory, final long count, final Datatype type,
-                                 final int dest, final int tag) {
-        checkSend(count, type);
-        return new Request<>(fabric.sendInPlace(group[dest], ctx, rank, tag, memory, type, count, group),
-            state.executor, fabric);
-    }
-
-    Request<Status> irecvOn(final int ctx, final Memory memory, final long count, final Datatype type,
-                            final int source, final int tag) {
-        Checks.count("count", count);
-        Checks.type(type);
-        final CompletableFuture<Status> f = endpoint.post(ctx, source, tag, group, false,
-                new Delivery.Into(memory, type, count))
-            .thenCompose(m -> Delivery.complete(m, memory, count, type));
-        return new Request<>(f, state.executor, fabric);
-    }
-
-    private <T> T await(final CompletableFuture<T> f) {
-        try {
-            return Waiting.await(f, fabric, false);
-        } catch (CompletionException e) {
-            throw Request.unwrap(e.getCause());
-        }
-    }
-
-    static Status status(final Message m) {
-        return Delivery.status(m);
-    }
-
-    int checkRank(final String name, final int r) {
-        if (r < 0 || r >= group.length) {
-            throw ParioException.argument(name + " must be a rank in [0, " + group.length + "), got " + r);
-        }
-        return r;
-    }
-
-    private int checkSource(final int source) {
-        return source == ANY_SOURCE ? source : checkRank("source", source);
+    private int checkRank(final String name, final int r) {
+        return port.checkRank(name, r);
     }
 
     private static void checkTag(final String name, final int tag, final boolean anyAllowed) {
@@ -759,59 +650,18 @@ public final class Communicator implements AutoCloseable {
         }
     }
 
-    /** This communicator as the collective algorithms see it: messages in its collective context. */
-    private final class Collective implements CollectiveContext {
-        @Override
-        public int rank() {
-            return rank;
-        }
+    /** For tests in this package: how this communicator's messages travel. */
+    Fabric fabric() {
+        return port.fabric();
+    }
 
-        @Override
-        public int size() {
-            return group.length;
-        }
-
-        @Override
-        public CollectiveTuning tuning() {
-            return state.settings.tuning();
-        }
-
-        @Override
-        public Scratch scratch() {
-            return state.scratch;
-        }
-
-        @Override
-        public void send(final Memory m, final long count, final Datatype type, final int dest, final int tag) {
-            sendOn(collectiveContext, m, count, type, dest, tag);
-        }
-
-        @Override
-        public Transfer sendInPlace(final Memory m, final long count, final Datatype type, final int dest,
-                                    final int tag) {
-            final Request<Void> r = isendInPlaceOn(collectiveContext, m, count, type, dest, tag);
-            return millis -> {
-                r.join(millis, TimeUnit.MILLISECONDS);
-                return 0;
-            };
-        }
-
-        @Override
-        public Transfer receive(final Memory m, final long count, final Datatype type, final int source,
-                                final int tag, final boolean prompt) {
-            final Request<Status> posted = irecvOn(collectiveContext, m, count, type, source, tag);
-            final Request<Status> r = prompt ? posted.sentPromptly() : posted;
-            return millis -> r.join(millis, TimeUnit.MILLISECONDS).bytes();
-        }
-
-        @Override
-        public Message peek(final int source, final IntPredicate tag) {
-            return endpoint.peekWhere(collectiveContext, source, tag);
-        }
+    /** For tests in this package: this rank's message queues. */
+    Endpoint endpoint() {
+        return port.endpoint();
     }
 
     @Override
     public String toString() {
-        return "Communicator[rank " + rank + " of " + group.length + ", context " + context + "]";
+        return "Communicator[rank " + rank() + " of " + size() + ", context " + context + "]";
     }
 }

@@ -124,7 +124,7 @@ public final class LocalCluster {
             final int rank = r;
             threads[r] = new Thread(() -> {
                 final Communicator comm = new Communicator(fabric, world, rank, 0,
-                    new Communicator.RankState(workers, ranks, settings));
+                    new RankState(workers, ranks, settings));
                 Throwable failure = null;
                 try {
                     results.set(rank, body.call(comm));

@@ -81,7 +81,7 @@ public final class Pario {
         final CommSettings settings = CommSettings.fromSystemProperties();
         final LocalFabric fabric = new LocalFabric(1, settings);
         final ExecutorService workers = workers();
-        return new Communicator(fabric, new int[] {0}, 0, 0, new Communicator.RankState(workers, 1, settings), () -> {
+        return new Communicator(fabric, new int[] {0}, 0, 0, new RankState(workers, 1, settings), () -> {
             fabric.depart(0, null);
             workers.shutdownNow();
         });
@@ -119,7 +119,7 @@ public final class Pario {
         for (int r = 0; r < world.length; r++) {
             world[r] = r;
         }
-        return new Communicator(fabric, world, b.rank(), 0, new Communicator.RankState(workers, 1, settings), () -> {
+        return new Communicator(fabric, world, b.rank(), 0, new RankState(workers, 1, settings), () -> {
             fabric.close();
             workers.shutdownNow();
         });

@@ -166,8 +166,8 @@ class CommunicatorsAndFailuresTest {
                 }
             }
             world.barrier();
-            assertTrue(world.endpoint.contextsWithQueuedMessages() <= 2,
-                "contexts with queued messages: " + world.endpoint.contextsWithQueuedMessages());
+            assertTrue(world.endpoint().contextsWithQueuedMessages() <= 2,
+                "contexts with queued messages: " + world.endpoint().contextsWithQueuedMessages());
         });
     }
 

@@ -46,7 +46,7 @@ class CongestionControlTest {
             assertEquals((world.rank() + n - 1) % n, got[0]);
             final String[] seen = new String[n];
             for (int peer = 0; peer < n; peer++) {
-                seen[peer] = peer == world.rank() ? null : ((TcpFabric) world.fabric).congestionControl(peer);
+                seen[peer] = peer == world.rank() ? null : ((TcpFabric) world.fabric()).congestionControl(peer);
             }
             world.barrier();
             return seen;
@@ -103,7 +103,7 @@ class CongestionControlTest {
                     world.recv(got, 2, Datatype.DOUBLE, 0, 3);
                     assertArrayEquals(new double[] {1.5, 2.5}, got);
                 }
-                return new String[] {((TcpFabric) world.fabric).congestionControl(1 - world.rank())};
+                return new String[] {((TcpFabric) world.fabric()).congestionControl(1 - world.rank())};
             });
         assertNull(seen.get(0)[0]);
         assertNull(seen.get(1)[0]);

@@ -26,7 +26,7 @@ class EagerLandingTest {
     private static final int GO = 99;
 
     private static long landed(final Communicator world) {
-        return ((TcpFabric) world.fabric).counters().messagesLandedInPlace();
+        return ((TcpFabric) world.fabric()).counters().messagesLandedInPlace();
     }
 
     @ParameterizedTest
@@ -65,7 +65,7 @@ class EagerLandingTest {
             assertEquals(0L, ((Status) posted[4].join()).bytes());
             assertArrayEquals(new double[3], empty);
             assertEquals(5, landed(world), "every message landed in its posted receive");
-            assertEquals(0, ((TcpFabric) world.fabric).endpoint(1).unexpectedBytes());
+            assertEquals(0, ((TcpFabric) world.fabric()).endpoint(1).unexpectedBytes());
         });
     }
 

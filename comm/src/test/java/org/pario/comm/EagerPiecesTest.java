@@ -21,7 +21,7 @@ import org.pario.datatypes.Memory;
 @Timeout(180)
 class EagerPiecesTest {
     private static long sentInPieces(final Communicator world) {
-        return ((TcpFabric) world.fabric).counters().bytesSentEagerInPieces();
+        return ((TcpFabric) world.fabric()).counters().bytesSentEagerInPieces();
     }
 
     private static double[] values(final int rank, final int count) {
@@ -128,7 +128,7 @@ class EagerPiecesTest {
                     // NIO sockets are never written from the calling thread, so never fill part way through a frame
                     break;
                 }
-                world.allreduce(new long[] {((TcpFabric) world.fabric).counters().eagerMessagesThatFilledTheSocket()}, filled,
+                world.allreduce(new long[] {((TcpFabric) world.fabric()).counters().eagerMessagesThatFilledTheSocket()}, filled,
                     1, Datatype.LONG, Op.SUM);
             }
             if (transport == Transport.TCP) {

@@ -32,7 +32,7 @@ class InPlaceReceiveTest {
     private static final int[] COUNTS = {8192, 131072, 393217, 3 << 20};
 
     private static long inPlace(final Communicator world) {
-        return ((TcpFabric) world.fabric).counters().bytesReadInPlace();
+        return ((TcpFabric) world.fabric()).counters().bytesReadInPlace();
     }
 
     private static double[] values(final int count, final int seed) {

@@ -31,7 +31,7 @@ class InPlaceSendTest {
     }
 
     private static long sentInPlace(final Communicator world) {
-        return ((TcpFabric) world.fabric).counters().bytesSentInPlace();
+        return ((TcpFabric) world.fabric()).counters().bytesSentInPlace();
     }
 
     static List<Object[]> transportsAndRanks() {
@@ -85,7 +85,7 @@ class InPlaceSendTest {
         transport.call(2, RendezvousTest.sharedMemory(false), world -> {
             final int me = world.rank();
             final int other = 1 - me;
-            final long before = ((TcpFabric) world.fabric).counters().bytesSentEagerInPlace();
+            final long before = ((TcpFabric) world.fabric()).counters().bytesSentEagerInPlace();
             // at an odd offset, so the run starts inside the buffer
             final ByteBuffer b = direct(me, big, 12);
             final Memory m = Memory.of(b).at(12);
@@ -115,7 +115,7 @@ class InPlaceSendTest {
             for (int i = 0; i < 8192; i++) {
                 assertEquals(value(other + 2, 2L * i), strided[i], "strided value " + i);
             }
-            assertEquals(2L * 8 * big + 8 * 8192, ((TcpFabric) world.fabric).counters().bytesSentEagerInPlace() - before,
+            assertEquals(2L * 8 * big + 8 * 8192, ((TcpFabric) world.fabric()).counters().bytesSentEagerInPlace() - before,
                 "the two 1 MiB and the 64 KiB messages left from the buffer, the others packed");
             return null;
         });

@@ -34,7 +34,7 @@ class PackLateTest {
     }
 
     private static long packedLate(final Communicator world) {
-        return ((TcpFabric) world.fabric).counters().bytesPackedLate();
+        return ((TcpFabric) world.fabric()).counters().bytesPackedLate();
     }
 
     static List<Object[]> transportsAndRanks() {

@@ -84,7 +84,7 @@ class RendezvousTest {
             }
             // all 16 MiB are sent before rank 1 receives any
             world.recv(new int[1], 1, Datatype.INT, 0, 10);
-            final long held = ((TcpFabric) world.fabric).endpoint(1).unexpectedBytes();
+            final long held = ((TcpFabric) world.fabric()).endpoint(1).unexpectedBytes();
             assertTrue(held <= (4L << 20) + 16 * ints, "unexpected data held: " + held + " bytes");
             final int[] m = new int[ints];
             for (int k = 0; k < messages; k++) {
@@ -109,7 +109,7 @@ class RendezvousTest {
                     assertThrows(ParioException.class, () -> world.send(short10, 1024, Datatype.DOUBLE, 1, 3));
                 }
                 world.send(new int[] {42}, 1, Datatype.INT, 1, 4);
-                assertEquals(0, ((TcpFabric) world.fabric).counters().parkedMessages(), "the small message waits at its sender");
+                assertEquals(0, ((TcpFabric) world.fabric()).counters().parkedMessages(), "the small message waits at its sender");
                 world.barrier();
                 return null;
             }
@@ -159,7 +159,7 @@ class RendezvousTest {
                         assertEquals(1000L * round + k, v, "message " + k + " of round " + round);
                     }
                 }
-                assertTrue(((TcpFabric) world.fabric).counters().arraysKeptForMessages() > 0, "the arrays came back");
+                assertTrue(((TcpFabric) world.fabric()).counters().arraysKeptForMessages() > 0, "the arrays came back");
                 world.barrier();
             }
             return null;
@@ -186,7 +186,7 @@ class RendezvousTest {
                 for (int k = 0; k < messages; k++) {
                     world.send(new double[1024], 1024, Datatype.DOUBLE, 1, 5);
                 }
-                assertEquals(0, ((TcpFabric) world.fabric).counters().parkedMessages(), "the messages wait at their receiver");
+                assertEquals(0, ((TcpFabric) world.fabric()).counters().parkedMessages(), "the messages wait at their receiver");
                 world.barrier();
                 return null;
             }
@@ -214,7 +214,7 @@ class RendezvousTest {
                 world.send(new double[1 << 18], 1 << 18, Datatype.DOUBLE, 1, 3);
                 world.barrier();
                 world.barrier();
-                assertEquals(0, ((TcpFabric) world.fabric).counters().parkedMessages(), "the refused message's data is freed");
+                assertEquals(0, ((TcpFabric) world.fabric()).counters().parkedMessages(), "the refused message's data is freed");
                 return null;
             }
             final ParioException e = assertThrows(ParioException.class,
@@ -235,7 +235,7 @@ class RendezvousTest {
                 final double[] d = new double[1 << 18];
                 java.util.Arrays.fill(d, 2.5);
                 world.send(d, d.length, Datatype.DOUBLE, 1, 1);
-                sender.complete((TcpFabric) world.fabric);
+                sender.complete((TcpFabric) world.fabric());
                 return 0.0;
             }
             // receive only once the sender is leaving the job, its data still parked
@@ -284,7 +284,7 @@ class RendezvousTest {
             final ParioException late = assertThrows(ParioException.class,
                 () -> world.recv(new double[n], n, Datatype.DOUBLE, 0, 3));
             assertTrue(late.getMessage().contains("rank 0 could not send"), late.getMessage());
-            assertEquals(0, ((TcpFabric) world.fabric).endpoint(1).unexpectedBytes());
+            assertEquals(0, ((TcpFabric) world.fabric()).endpoint(1).unexpectedBytes());
             return null;
         });
     }
@@ -337,7 +337,7 @@ class RendezvousTest {
             for (int i = 0; i < n; i++) {
                 assertEquals(i * 0.5, late[i], "value " + i);
             }
-            assertEquals(0, ((TcpFabric) world.fabric).endpoint(1).unexpectedBytes());
+            assertEquals(0, ((TcpFabric) world.fabric()).endpoint(1).unexpectedBytes());
             return null;
         });
     }

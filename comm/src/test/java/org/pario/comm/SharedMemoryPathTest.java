@@ -36,7 +36,7 @@ class SharedMemoryPathTest {
     /** Deletes this rank's arena for messages to {@code peer}, so that a receiver that has not mapped it cannot. */
     private static void deleteArenaFor(final Communicator world, final int peer) {
         try {
-            Files.delete(((TcpFabric) world.fabric).sharedMemoryDirectory().resolve("to-" + peer));
+            Files.delete(((TcpFabric) world.fabric()).sharedMemoryDirectory().resolve("to-" + peer));
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
@@ -45,7 +45,7 @@ class SharedMemoryPathTest {
     @Test
     void largeMessagesTravelThroughTheArenaAndTheDirectoryGoesWithTheRank() {
         final List<Path> dirs = Transport.TCP.call(3, world -> {
-            final Path dir = ((TcpFabric) world.fabric).sharedMemoryDirectory();
+            final Path dir = ((TcpFabric) world.fabric()).sharedMemoryDirectory();
             assertNotNull(dir, "ranks on one host without TLS stage large messages in shared memory");
             final int me = world.rank();
             final int n = world.size();
@@ -195,7 +195,7 @@ class SharedMemoryPathTest {
     @Test
     void thePathCanBeTurnedOff() {
         Transport.TCP.call(2, RendezvousTest.sharedMemory(false), world -> {
-            assertEquals(null, ((TcpFabric) world.fabric).sharedMemoryDirectory());
+            assertEquals(null, ((TcpFabric) world.fabric()).sharedMemoryDirectory());
             final double[] got = new double[COUNT];
             final Request<Status> r = world.irecv(got, COUNT, Datatype.DOUBLE, 1 - world.rank(), 3);
             world.send(data(world.rank()), COUNT, Datatype.DOUBLE, 1 - world.rank(), 3);

@@ -43,7 +43,7 @@ class TcpSecurityTest {
     void wrongTokensImpostorsAndGarbageAreRefusedAndTheJobCarriesOn() {
         final java.util.List<Long> sums = Transport.TCP.call(3, world -> {
             if (world.rank() == 0) {
-                final InetSocketAddress at = ((TcpFabric) world.fabric).dataAddress();
+                final InetSocketAddress at = ((TcpFabric) world.fabric()).dataAddress();
                 final InetSocketAddress local = new InetSocketAddress("127.0.0.1", at.getPort());
                 assertEquals(true, refused(local, hello(1, "not-the-token")), "wrong token");
                 assertEquals(true, refused(local, "GET / HTTP/1.1\r\n\r\n".getBytes(StandardCharsets.US_ASCII)),
@@ -62,7 +62,7 @@ class TcpSecurityTest {
     @Test
     void dataPortsListenOnTheChosenInterfaceOnly() {
         Transport.TCP.call(2, world -> {
-            final InetSocketAddress at = ((TcpFabric) world.fabric).dataAddress();
+            final InetSocketAddress at = ((TcpFabric) world.fabric()).dataAddress();
             assertEquals("127.0.0.1", at.getAddress().getHostAddress());
             // 127.0.0.2 reaches this machine too (the whole 127/8 is loopback), but not a socket bound to 127.0.0.1
             org.junit.jupiter.api.Assertions.assertThrows(java.net.ConnectException.class,

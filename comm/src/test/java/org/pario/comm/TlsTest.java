@@ -122,7 +122,7 @@ class TlsTest {
     void aJobRunsOverTlsAndRefusesPlainAndForeignConnections() throws Exception {
         final List<Object> results = run(new Tls[] {job, job, job}, 30, world -> {
             if (world.rank() == 0) {
-                final InetSocketAddress at = ((TcpFabric) world.fabric).dataAddress();
+                final InetSocketAddress at = ((TcpFabric) world.fabric()).dataAddress();
                 assertTrue(plainRefused(at), "a plain TCP connection is refused");
                 assertTrue(otherKeyRefused(at), "a TLS connection with another job's key is refused");
             }

@@ -16,22 +16,8 @@ import org.pario.io.storage.StorageProvider;
  * the configuration of that file ({@code dfs.replication=2}, {@code dfs.blocksize=268435456}).
  */
 public final class HdfsStorageProvider implements StorageProvider {
-    /** Configuration used when none is given: the usual files. Tests set their own with {@link #configure}. */
-    private static volatile Configuration configured;
-
-    /**
-     * Sets the Hadoop configuration for every hdfs:// location opened from now on in this JVM (tests, embedding).
-     *
-     * @param conf the configuration, or null for the usual files
-     */
-    public static void configure(final Configuration conf) {
-        configured = conf;
-    }
-
+    /** @return a new configuration from the usual files, with Pario's bounds on waits where they set none */
     static Configuration configuration() {
-        if (configured != null) {
-            return configured;
-        }
         final Configuration conf = new Configuration();
         final String dir = System.getenv("HADOOP_CONF_DIR");
         if (dir != null) {
@@ -82,14 +68,10 @@ public final class HdfsStorageProvider implements StorageProvider {
 
     /** @return the usual configuration with the Hadoop keys among {@code hints} set on a copy of it */
     static Configuration configuration(final java.util.Map<String, String> hints) {
-        Configuration conf = configuration();
+        final Configuration conf = configuration();
         for (final java.util.Map.Entry<String, String> h : hints.entrySet()) {
             for (final String prefix : HADOOP_PREFIXES) {
                 if (h.getKey().startsWith(prefix)) {
-                    if (conf == configured) {
-                        // never change the configuration shared by every file of this JVM
-                        conf = new Configuration(conf);
-                    }
                     conf.set(h.getKey(), h.getValue());
                     break;
                 }
@@ -115,8 +97,15 @@ public final class HdfsStorageProvider implements StorageProvider {
 
     @Override
     public void create(final String location, final java.nio.ByteBuffer content) throws IOException {
+        create(location, content, java.util.Map.of());
+    }
+
+    /** Hadoop keys among {@code hints} configure the file, as they do one opened with them. */
+    @Override
+    public void create(final String location, final java.nio.ByteBuffer content,
+                       final java.util.Map<String, String> hints) throws IOException {
         final URI uri = URI.create(location);
-        try (FileSystem fs = FileSystem.newInstance(uri, configuration());
+        try (FileSystem fs = FileSystem.newInstance(uri, configuration(hints));
              org.apache.hadoop.fs.FSDataOutputStream out = fs.create(new Path(uri), false)) {
             final byte[] b = new byte[content.remaining()];
             content.get(b);

@@ -24,7 +24,6 @@ import org.pario.datatypes.DataRepresentation;
 import org.pario.datatypes.Datatype;
 import org.pario.datatypes.Distribution;
 import org.pario.datatypes.Order;
-import org.pario.io.Hints;
 import org.pario.io.Mode;
 import org.pario.io.ParallelFile;
 
@@ -70,7 +69,7 @@ class DatanodeFailureTest {
                     mine[k] = (double) k * ranks + r;
                 }
                 try (ParallelFile f = ParallelFile.open(comm, file, EnumSet.of(Mode.CREATE, Mode.WRONLY),
-                    Hints.of(Map.of("cb_config_list", "*:*", "cb_buffer_size", "65536")))) {
+                    MiniDfs.hints(Map.of("cb_config_list", "*:*", "cb_buffer_size", "65536")))) {
                     f.setView(0, Datatype.DOUBLE, cyclic, DataRepresentation.NATIVE);
                     if (r == 0) {
                         f.setProgress((done, all) -> {

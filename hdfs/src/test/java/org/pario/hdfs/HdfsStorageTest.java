@@ -25,7 +25,6 @@ import org.pario.comm.Communicator;
 import org.pario.comm.LocalCluster;
 import org.pario.datatypes.DataRepresentation;
 import org.pario.datatypes.Datatype;
-import org.pario.io.Hints;
 import org.pario.io.Mode;
 import org.pario.io.ParallelFile;
 import org.pario.io.array.Dist;
@@ -88,7 +87,7 @@ class HdfsStorageTest {
         // 1.6 MiB over 4 ranks and 3 aggregators, 64 KiB rounds
         LocalCluster.run(4, comm -> {
             final DistributedArray<double[]>.Local part = array(comm, Dist.block(), Dist.cyclic(3)).local();
-            try (ParallelFile f = ParallelFile.open(comm, file, EnumSet.of(Mode.CREATE, Mode.WRONLY), Hints.of(Map.of(
+            try (ParallelFile f = ParallelFile.open(comm, file, EnumSet.of(Mode.CREATE, Mode.WRONLY), MiniDfs.hints(Map.of(
                 "cb_config_list", "*:*", "cb_nodes", "3", "cb_buffer_size", "65536")))) {
                 f.setView(0, Datatype.DOUBLE, part.filetype(), DataRepresentation.NATIVE);
                 f.writeAll(values(part), part.count(), Datatype.DOUBLE);
@@ -131,7 +130,7 @@ class HdfsStorageTest {
         // three writes of 1.5, 2.25 and 0.3 MiB of ints, interleaved over 3 ranks, 2 aggregators, 256 KiB rounds
         final long[] ints = {3 * 131072, 3 * 196608, 3 * 26214};
         LocalCluster.run(3, comm -> {
-            try (ParallelFile f = ParallelFile.open(comm, file, EnumSet.of(Mode.CREATE, Mode.WRONLY), Hints.of(Map.of(
+            try (ParallelFile f = ParallelFile.open(comm, file, EnumSet.of(Mode.CREATE, Mode.WRONLY), MiniDfs.hints(Map.of(
                 "cb_config_list", "*:*", "cb_nodes", "2", "cb_buffer_size", "262144")))) {
                 long at = 0;
                 for (int w = 0; w < ints.length; w++) {
@@ -166,7 +165,7 @@ class HdfsStorageTest {
     void hadoopKeysInHintsConfigureTheFile() throws Exception {
         final String file = base + "/configured.bin";
         LocalCluster.run(2, comm -> {
-            try (ParallelFile f = ParallelFile.open(comm, file, EnumSet.of(Mode.CREATE, Mode.WRONLY), Hints.of(Map.of(
+            try (ParallelFile f = ParallelFile.open(comm, file, EnumSet.of(Mode.CREATE, Mode.WRONLY), MiniDfs.hints(Map.of(
                 "dfs.replication", "2", "dfs.blocksize", "2097152", "cb_config_list", "*:*")))) {
                 f.setView(4L * comm.rank(), Datatype.INT, Datatype.resized(Datatype.INT, 0, 8),
                     DataRepresentation.NATIVE);
@@ -190,7 +189,7 @@ class HdfsStorageTest {
         final String file = base + "/appends.bin";
         LocalCluster.run(2, comm -> {
             try (ParallelFile f = ParallelFile.open(comm, file, EnumSet.of(Mode.CREATE, Mode.WRONLY),
-                Hints.of(Map.of("cb_config_list", "*:*")))) {
+                MiniDfs.hints(Map.of("cb_config_list", "*:*")))) {
                 f.setView(0, Datatype.INT, Datatype.resized(Datatype.INT, 0, 8), DataRepresentation.NATIVE);
                 f.setView(4L * comm.rank(), Datatype.INT, Datatype.resized(Datatype.INT, 0, 8),
                     DataRepresentation.NATIVE);
@@ -218,7 +217,7 @@ class HdfsStorageTest {
         // a failed write (one rank's buffer is no buffer) leaves the file as it was and no parts
         assertThrows(ParioException.class, () -> LocalCluster.run(2, comm -> {
             try (ParallelFile f = ParallelFile.open(comm, file, EnumSet.of(Mode.WRONLY),
-                Hints.of(Map.of("cb_config_list", "*:*")))) {
+                MiniDfs.hints(Map.of("cb_config_list", "*:*")))) {
                 f.writeAtAll(16000, comm.rank() == 1 ? "no buffer" : new byte[100], 100, Datatype.BYTE);
             }
         }));
@@ -238,7 +237,7 @@ class HdfsStorageTest {
                 for (int i = 0; i < v.length; i++) {
                     v[i] *= sign;
                 }
-                Checkpoint.at(file).hints(Hints.of(Map.of("cb_config_list", "*:*"))).writer()
+                Checkpoint.at(file).hints(MiniDfs.hints(Map.of("cb_config_list", "*:*"))).writer()
                     .attribute("sign", sign).array("field", a, v).write();
             });
         }
@@ -273,7 +272,7 @@ class HdfsStorageTest {
             for (int i = 0; i < part.count(); i++) {
                 b.putDouble(16 * i, part.globalLinear(i)).putInt(16 * i + 8, (int) -part.globalLinear(i));
             }
-            Checkpoint.at(file).write("s", s, b);
+            Checkpoint.at(file).hints(MiniDfs.hints(Map.of())).write("s", s, b);
         });
         final StoredArray a = Checkpoint.at(file).header().array("s");
         assertEquals(160, a.bytes());
@@ -324,7 +323,7 @@ class HdfsStorageTest {
 
     private static HdfsStorage openFirst(final String file) throws Exception {
         return new HdfsStorage(file, new org.pario.io.storage.StorageProvider.Request(true, true, true, false,
-            Map.of()), HdfsStorageProvider.configuration());
+            Map.of()), HdfsStorageProvider.configuration(MiniDfs.hints(Map.of()).asMap()));
     }
 
     private static void assertPattern(final String name, final long length) throws Exception {
@@ -363,7 +362,7 @@ class HdfsStorageTest {
             == 1, "the commit is still marked");
         // a rank that opens after the first one does not touch it
         try (HdfsStorage s = new HdfsStorage(file, new org.pario.io.storage.StorageProvider.Request(true, false,
-            false, false, Map.of(), false), HdfsStorageProvider.configuration())) {
+            false, false, Map.of(), false), HdfsStorageProvider.configuration(MiniDfs.hints(Map.of()).asMap()))) {
             assertEquals(3 << 20, s.size());
         }
         assertTrue(fs.listStatus(new Path("/pario"), p -> p.getName().startsWith(".joined.bin.pario-commit-")).length

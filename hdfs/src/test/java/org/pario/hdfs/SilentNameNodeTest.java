@@ -21,7 +21,6 @@ import org.pario.io.storage.Storages;
 class SilentNameNodeTest {
     @Test
     void aNameNodeThatNeverAnswersFailsWithinTheBoundNamingIt() throws Exception {
-        HdfsStorageProvider.configure(null);
         final List<Socket> held = new ArrayList<>();
         try (ServerSocket server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
             final Thread acceptor = new Thread(() -> {

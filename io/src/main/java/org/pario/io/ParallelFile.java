@@ -1,21 +1,27 @@
 package org.pario.io;
 
 import java.io.IOException;
-import java.util.EnumSet;
+import java.nio.file.NoSuchFileException;
+import java.util.OptionalLong;
 import java.util.Set;
+import java.util.function.LongConsumer;
+import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 
 import org.pario.ErrorCategory;
 import org.pario.ParioException;
 import org.pario.comm.Communicator;
+import org.pario.comm.Op;
+import org.pario.comm.Request;
 import org.pario.comm.Status;
 import org.pario.datatypes.BufferTypes;
+import org.pario.datatypes.Combiner;
 import org.pario.datatypes.Cursor;
 import org.pario.datatypes.DataRepresentation;
 import org.pario.datatypes.Datatype;
 import org.pario.datatypes.Memory;
-import org.pario.io.storage.StorageProvider;
-import org.pario.io.storage.Storages;
 import org.pario.io.storage.Storage;
+import org.pario.io.storage.Storages;
 
 /**
  * A file opened by every rank of a communicator ({@code MPI_File}), seen by each rank through its
@@ -54,6 +60,8 @@ public final class ParallelFile implements AutoCloseable {
     private SharedPointer shared;
     private boolean atomic;
     private boolean closed;
+    /** Threads for the nonblocking independent accesses. */
+    private final FileWorkers workers = new FileWorkers();
 
     private ParallelFile(final Communicator comm, final String path, final Set<Mode> modes, final Storage storage,
                          final Hints hints) {
@@ -92,108 +100,35 @@ public final class ParallelFile implements AutoCloseable {
         return open(comm, location, modes, hints, null);
     }
 
-    /** Opens over a given storage (tests use this to watch the calls a view makes). */
-    static ParallelFile open(final Communicator comm, final String location, final Set<Mode> modes,
-                             final Hints hints, final java.util.function.UnaryOperator<Storage> wrap) {
-        final EnumSet<Mode> m = modes.isEmpty() ? EnumSet.noneOf(Mode.class) : EnumSet.copyOf(modes);
-        Throwable failure = null;
-        int access = 0;
-        for (final Mode a : new Mode[] {Mode.RDONLY, Mode.WRONLY, Mode.RDWR}) {
-            access += m.contains(a) ? 1 : 0;
-        }
-        if (access != 1) {
-            failure = ParioException.argument("open: modes must contain exactly one of RDONLY, WRONLY, RDWR, got " + m);
-        } else if (m.contains(Mode.RDONLY) && (m.contains(Mode.CREATE) || m.contains(Mode.EXCL))) {
-            failure = ParioException.argument("open: RDONLY cannot be combined with CREATE or EXCL, got " + m);
-        }
-        final String path = location;
-        Storage storage = null;
-        // rank 0 creates the file (exclusively with EXCL) before anyone else opens it
-        if (failure == null && comm.rank() == 0) {
-            try {
-                storage = Storages.open(location, request(m, true, hints));
-            } catch (IOException | RuntimeException e) {
-                failure = ioError("open " + location, e);
-            }
-        }
-        agreeOrClose(comm, failure, storage);
-        if (comm.rank() != 0) {
-            try {
-                storage = Storages.open(location, request(m, false, hints));
-            } catch (IOException | RuntimeException e) {
-                failure = ioError("open " + location, e);
-            }
-            agreeOrClose(comm, failure, storage);
-        } else {
-            agreeOrClose(comm, null, storage);
-        }
-        final ParallelFile f = new ParallelFile(comm, path, m, wrap == null ? storage : wrap.apply(storage), hints);
+    /**
+     * {@code MPI_File_open} over a decorated storage: every access this rank makes to the file goes through
+     * {@code decorate}'s storage (to checksum the bytes as they pass, trace or count the accesses, inject faults).
+     *
+     * @param comm     the ranks that open it
+     * @param location a local path or a URI a storage backend handles
+     * @param modes    exactly one of RDONLY, WRONLY, RDWR, plus any others
+     * @param hints    tuning hints
+     * @param decorate given the storage this rank opened, returns the one the file uses; null for none
+     * @return the open file
+     */
+    public static ParallelFile open(final Communicator comm, final String location, final Set<Mode> modes,
+                             final Hints hints, final UnaryOperator<Storage> decorate) {
+        final FileOpening.Opened opened = FileOpening.open(comm, location, modes, hints);
+        final Storage storage = decorate == null ? opened.storage() : decorate.apply(opened.storage());
+        final ParallelFile f = new ParallelFile(comm, location, opened.modes(), storage, hints);
+        ParioException failure = null;
         try {
             f.shared = new SharedPointer(comm);
-            f.twoPhase = new TwoPhase(comm, f.storage, hints, hostName());
+            f.twoPhase = new TwoPhase(comm, storage, hints, FileOpening.hostName());
         } catch (ParioException e) {
-            agreeOrClose(comm, e, storage);
+            failure = e;
         }
-        if (m.contains(Mode.APPEND)) {
+        FileOpening.agreeOrClose(comm, failure, f::releaseLocally);
+        if (opened.modes().contains(Mode.APPEND)) {
             // every rank starts at the same end of file: measured once, after every rank has opened it
-            final long[] size = new long[1];
-            Throwable sizeFailure = null;
-            if (comm.rank() == 0) {
-                try {
-                    size[0] = storage.size();
-                } catch (IOException e) {
-                    sizeFailure = ioError("size of " + location, e);
-                }
-            }
-            agreeOrClose(comm, sizeFailure, storage);
-            comm.bcast(size, 1, Datatype.LONG, 0);
-            f.pointer = size[0];
+            f.pointer = FileOpening.endOfFile(comm, storage, location);
         }
         return f;
-    }
-
-    /** This rank's host, as {@code cb_config_list} names it: {@code PARIO_HOST}, else the system's host name. */
-    private static String hostName() {
-        final String given = System.getenv("PARIO_HOST");
-        if (given != null && !given.isBlank()) {
-            return given.trim();
-        }
-        try {
-            return java.net.InetAddress.getLocalHost().getHostName();
-        } catch (java.net.UnknownHostException e) {
-            return "localhost";
-        }
-    }
-
-    private static void agreeOrClose(final Communicator comm, final Throwable failure, final Storage storage) {
-        try {
-            Agreement.agree(comm, failure);
-        } catch (ParioException e) {
-            if (storage != null) {
-                try {
-                    storage.close();
-                } catch (IOException ignored) {
-                    e.addSuppressed(ignored);
-                }
-            }
-            throw e;
-        }
-    }
-
-    private static StorageProvider.Request request(final Set<Mode> m, final boolean creator, final Hints hints) {
-        return new StorageProvider.Request(m.contains(Mode.RDONLY) || m.contains(Mode.RDWR),
-            m.contains(Mode.WRONLY) || m.contains(Mode.RDWR), creator && m.contains(Mode.CREATE),
-            creator && m.contains(Mode.EXCL), hints.asMap(), creator);
-    }
-
-    private static ParioException ioError(final String what, final Throwable e) {
-        if (e instanceof ParioException p) {
-            return p;
-        }
-        final String detail = e instanceof java.nio.file.FileAlreadyExistsException ? "the file exists (EXCL)"
-            : e instanceof java.nio.file.NoSuchFileException ? "no such file"
-            : e instanceof java.nio.file.AccessDeniedException ? "permission denied" : e.toString();
-        return new ParioException(ErrorCategory.IO, what + ": " + detail, e);
     }
 
     // ------------------------------------------------------------------ view and pointers
@@ -336,7 +271,7 @@ public final class ParallelFile implements AutoCloseable {
     }
 
     private long move(final boolean write, final long offset, final Object buf, final long count,
-                      final Datatype type, final java.util.function.LongConsumer moved) {
+                      final Datatype type, final LongConsumer moved) {
         checkOpen();
         if (write) {
             checkWritable();
@@ -386,7 +321,7 @@ public final class ParallelFile implements AutoCloseable {
         if (type.size(rep) == type.size()) {
             return type.extent();
         }
-        if (type.combiner() == org.pario.datatypes.Combiner.NAMED) {
+        if (type.combiner() == Combiner.NAMED) {
             return type.size(rep);
         }
         throw ParioException.argument("typeExtent: " + type + " changes size in " + rep.mpiName()
@@ -416,52 +351,52 @@ public final class ParallelFile implements AutoCloseable {
     // ------------------------------------------------------------------ nonblocking
 
     /** {@code MPI_File_iwrite_at}: the write runs on Pario's worker threads; do not touch the buffer until done. */
-    public org.pario.comm.Request<Status> iwriteAt(final long offset, final Object buf, final long count,
+    public Request<Status> iwriteAt(final long offset, final Object buf, final long count,
                                                    final Datatype type) {
         notSequential("iwriteAt");
         return async(() -> writeAt(offset, buf, count, type));
     }
 
     /** {@code MPI_File_iread_at}: the read runs on Pario's worker threads. */
-    public org.pario.comm.Request<Status> ireadAt(final long offset, final Object buf, final long count,
+    public Request<Status> ireadAt(final long offset, final Object buf, final long count,
                                                   final Datatype type) {
         notSequential("ireadAt");
         return async(() -> readAt(offset, buf, count, type));
     }
 
     /** {@code MPI_File_iwrite}: at the individual pointer, which moves at once, as in MPI. */
-    public org.pario.comm.Request<Status> iwrite(final Object buf, final long count, final Datatype type) {
+    public Request<Status> iwrite(final Object buf, final long count, final Datatype type) {
         notSequential("iwrite");
         final long at = advance(count, type);
         return iwriteAt(at, buf, count, type);
     }
 
     /** {@code MPI_File_iread}: at the individual pointer, which moves at once by the count requested. */
-    public org.pario.comm.Request<Status> iread(final Object buf, final long count, final Datatype type) {
+    public Request<Status> iread(final Object buf, final long count, final Datatype type) {
         notSequential("iread");
         final long at = advance(count, type);
         return ireadAt(at, buf, count, type);
     }
 
     /** {@code MPI_File_iwrite_shared}: the shared pointer is moved at the call, the data written in the background. */
-    public org.pario.comm.Request<Status> iwriteShared(final Object buf, final long count, final Datatype type) {
+    public Request<Status> iwriteShared(final Object buf, final long count, final Datatype type) {
         final long at = shared.fetchAdd(etypes(count, type));
         return async(() -> status(move(true, at, buf, count, type), count, type));
     }
 
     /** {@code MPI_File_iread_shared}: the shared pointer is moved at the call, the data read in the background. */
-    public org.pario.comm.Request<Status> ireadShared(final Object buf, final long count, final Datatype type) {
+    public Request<Status> ireadShared(final Object buf, final long count, final Datatype type) {
         final long at = shared.fetchAdd(etypes(count, type));
         return async(() -> status(move(false, at, buf, count, type), count, type));
     }
 
     /** {@code MPI_File_iwrite_all}; completes before it returns, like {@link #iwriteAtAll}. */
-    public org.pario.comm.Request<Status> iwriteAll(final Object buf, final long count, final Datatype type) {
+    public Request<Status> iwriteAll(final Object buf, final long count, final Datatype type) {
         return done(writeAll(buf, count, type));
     }
 
     /** {@code MPI_File_iread_all}; completes before it returns, like {@link #iwriteAtAll}. */
-    public org.pario.comm.Request<Status> ireadAll(final Object buf, final long count, final Datatype type) {
+    public Request<Status> ireadAll(final Object buf, final long count, final Datatype type) {
         return done(readAll(buf, count, type));
     }
 
@@ -470,13 +405,13 @@ public final class ParallelFile implements AutoCloseable {
      * file's communicator, which must run in call order on every rank (MPI allows a nonblocking call to complete
      * at once).
      */
-    public org.pario.comm.Request<Status> iwriteAtAll(final long offset, final Object buf, final long count,
+    public Request<Status> iwriteAtAll(final long offset, final Object buf, final long count,
                                                       final Datatype type) {
         return done(writeAtAll(offset, buf, count, type));
     }
 
     /** {@code MPI_File_iread_at_all}; completes before it returns, like {@link #iwriteAtAll}. */
-    public org.pario.comm.Request<Status> ireadAtAll(final long offset, final Object buf, final long count,
+    public Request<Status> ireadAtAll(final long offset, final Object buf, final long count,
                                                      final Datatype type) {
         return done(readAtAll(offset, buf, count, type));
     }
@@ -487,34 +422,14 @@ public final class ParallelFile implements AutoCloseable {
         return at;
     }
 
-    private org.pario.comm.Request<Status> async(final java.util.function.Supplier<Status> access) {
+    private Request<Status> async(final Supplier<Status> access) {
         checkOpen();
-        return org.pario.comm.Request.of(java.util.concurrent.CompletableFuture.supplyAsync(access, workers),
-            completion);
+        return workers.start(access);
     }
 
-    private org.pario.comm.Request<Status> done(final Status s) {
-        return org.pario.comm.Request.of(java.util.concurrent.CompletableFuture.completedFuture(s), completion);
+    private Request<Status> done(final Status s) {
+        return workers.done(s);
     }
-
-    /**
-     * This file's threads for nonblocking independent accesses: daemons, made as needed, so they never keep a JVM
-     * alive; shut down when the file closes, after the accesses begun before (MPI has them completed by then).
-     */
-    private final java.util.concurrent.ExecutorService workers =
-        java.util.concurrent.Executors.newCachedThreadPool(r -> {
-            final Thread t = new Thread(r, "pario-file-io");
-            t.setDaemon(true);
-            return t;
-        });
-    /** Where a request's dependents run: the file's threads, or the caller's once the file has closed. */
-    private final java.util.concurrent.Executor completion = task -> {
-        try {
-            workers.execute(task);
-        } catch (java.util.concurrent.RejectedExecutionException e) {
-            task.run();
-        }
-    };
 
     /** {@code MPI_File_write_at_all}, collective (two-phase I/O, see {@link Hints}). */
     public Status writeAtAll(final long offset, final Object buf, final long count, final Datatype type) {
@@ -558,7 +473,7 @@ public final class ParallelFile implements AutoCloseable {
         } else {
             checkReadable();
         }
-        final java.util.OptionalLong aggregated = twoPhase.access(write, view, buf, count, type, offset);
+        final OptionalLong aggregated = twoPhase.access(write, view, buf, count, type, offset);
         if (aggregated.isPresent()) {
             return aggregated.getAsLong();
         }
@@ -567,7 +482,7 @@ public final class ParallelFile implements AutoCloseable {
         final long all = twoPhase.callBytes();
         final long mine = Math.max(1, count * type.size(Views.packing(view)));
         // each rank moves its own bytes independently: rank-local progress stands for the whole call's
-        final java.util.function.LongConsumer rankMoved = progress == Progress.NONE ? null
+        final LongConsumer rankMoved = progress == Progress.NONE ? null
             : done -> progress.update(all / mine * done + all % mine * done / mine, all);
         collective(() -> {
             independent[0] = move(write, offset, buf, count, type, rankMoved);
@@ -601,7 +516,7 @@ public final class ParallelFile implements AutoCloseable {
         return status(collectiveMove(false, at, buf, count, type), count, type);
     }
 
-    /** Gathers every rank's etype count: this rank's offset is the shared pointer plus the ranks before it. */
+    /** This rank's offset for an ordered access: the shared pointer plus the etypes of the ranks before it. */
     private long orderedOffset(final long count, final Datatype type) {
         checkOpen();
         long etypes = -1;
@@ -609,26 +524,7 @@ public final class ParallelFile implements AutoCloseable {
         if (bytes >= 0 && bytes % view.etype().size() == 0) {
             etypes = bytes / view.etype().size();
         }
-        final long[] all = new long[comm.size()];
-        comm.allgather(new long[] {etypes}, 1, Datatype.LONG, all, 1, Datatype.LONG);
-        long before = 0;
-        long total = 0;
-        for (int r = 0; r < all.length; r++) {
-            if (all[r] < 0) {
-                throw new ParioException(ErrorCategory.ARGUMENT, "rank " + r + ": ordered access needs a count >= 0 "
-                    + "of whole etypes", null, true);
-            }
-            if (r < comm.rank()) {
-                before += all[r];
-            }
-            total += all[r];
-        }
-        final long[] base = new long[1];
-        if (comm.rank() == 0) {
-            base[0] = shared.addOnRoot(total);
-        }
-        comm.bcast(base, 1, Datatype.LONG, 0);
-        return base[0] + before;
+        return shared.reserveInRankOrder(etypes);
     }
 
     /**
@@ -643,11 +539,7 @@ public final class ParallelFile implements AutoCloseable {
             throw new ParioException(ErrorCategory.ARGUMENT, "seekShared: every rank must pass the same offset >= 0, "
                 + "got " + range[0] + " to " + range[1], null, true);
         }
-        if (comm.rank() == 0) {
-            shared.setOnRoot(offset);
-        }
-        // no rank may reserve from the pointer before rank 0 has set it
-        comm.barrier();
+        shared.seekCollectively(offset);
     }
 
     /**
@@ -657,7 +549,7 @@ public final class ParallelFile implements AutoCloseable {
      */
     private long[] rangeOverRanks(final long value) {
         final long[] minAndComplementedMax = new long[2];
-        comm.allreduce(new long[] {value, ~value}, minAndComplementedMax, 2, Datatype.LONG, org.pario.comm.Op.MIN);
+        comm.allreduce(new long[] {value, ~value}, minAndComplementedMax, 2, Datatype.LONG, Op.MIN);
         return new long[] {minAndComplementedMax[0], ~minAndComplementedMax[1]};
     }
 
@@ -667,7 +559,7 @@ public final class ParallelFile implements AutoCloseable {
         return shared.fetchAdd(0);
     }
 
-    private Status collective(final java.util.function.Supplier<Status> access) {
+    private Status collective(final Supplier<Status> access) {
         Status s = null;
         Throwable failure = null;
         try {
@@ -687,7 +579,7 @@ public final class ParallelFile implements AutoCloseable {
         try {
             return storage.size();
         } catch (IOException e) {
-            throw ioError("size of " + path, e);
+            throw IoErrors.of("size of " + path, e);
         }
     }
 
@@ -706,7 +598,7 @@ public final class ParallelFile implements AutoCloseable {
                 checkWritable();
                 storage.truncate(size);
             } catch (IOException | RuntimeException e) {
-                failure = ioError("setSize of " + path, e);
+                failure = IoErrors.of("setSize of " + path, e);
             }
         }
         Agreement.agree(comm, failure);
@@ -728,7 +620,7 @@ public final class ParallelFile implements AutoCloseable {
                     storage.truncate(size);
                 }
             } catch (IOException | RuntimeException e) {
-                failure = ioError("preallocate of " + path, e);
+                failure = IoErrors.of("preallocate of " + path, e);
             }
         }
         Agreement.agree(comm, failure);
@@ -741,9 +633,22 @@ public final class ParallelFile implements AutoCloseable {
         try {
             storage.sync();
         } catch (IOException e) {
-            failure = ioError("sync of " + path, e);
+            failure = IoErrors.of("sync of " + path, e);
         }
         Agreement.agree(comm, failure);
+    }
+
+    /** What an open that failed on some rank leaves behind on this one: released here, without collectives. */
+    private void releaseLocally() throws IOException {
+        closed = true;
+        workers.shutdown();
+        if (twoPhase != null) {
+            twoPhase.close();
+        }
+        if (shared != null) {
+            shared.close();
+        }
+        storage.close();
     }
 
     /** {@code MPI_File_close}, collective; with DELETE_ON_CLOSE, rank 0 then deletes the file. Idempotent. */
@@ -757,7 +662,7 @@ public final class ParallelFile implements AutoCloseable {
         try {
             storage.close();
         } catch (IOException e) {
-            failure = ioError("close of " + path, e);
+            failure = IoErrors.of("close of " + path, e);
         }
         try {
             Agreement.agree(comm, failure);
@@ -773,10 +678,10 @@ public final class ParallelFile implements AutoCloseable {
         if (modes.contains(Mode.DELETE_ON_CLOSE) && comm.rank() == 0) {
             try {
                 Storages.delete(path);
-            } catch (java.nio.file.NoSuchFileException e) {
+            } catch (NoSuchFileException e) {
                 // already gone
             } catch (IOException e) {
-                failure = ioError("delete of " + path, e);
+                failure = IoErrors.of("delete of " + path, e);
             }
         }
         Agreement.agree(comm, modes.contains(Mode.DELETE_ON_CLOSE) && comm.rank() == 0 ? failure : null);
@@ -787,7 +692,7 @@ public final class ParallelFile implements AutoCloseable {
         try {
             Storages.delete(location);
         } catch (IOException e) {
-            throw ioError("delete " + location, e);
+            throw IoErrors.of("delete " + location, e);
         }
     }
 

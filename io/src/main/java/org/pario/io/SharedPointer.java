@@ -2,8 +2,10 @@ package org.pario.io;
 
 import java.util.concurrent.atomic.AtomicLong;
 
+import org.pario.ErrorCategory;
 import org.pario.ParioException;
 import org.pario.comm.Communicator;
+import org.pario.comm.Status;
 import org.pario.datatypes.Datatype;
 
 /**
@@ -56,15 +58,49 @@ final class SharedPointer implements AutoCloseable {
         value.set(etypes);
     }
 
-    /** Rank 0 only, inside a collective: adds and returns the value before. */
-    long addOnRoot(final long etypes) {
-        return value.getAndAdd(etypes);
+    /**
+     * Collective ({@code MPI_File_write_ordered}'s reservation): the ranks' ranges one after the other in rank
+     * order at the pointer, which then moves past all of them.
+     *
+     * @param etypes this rank's count in etypes, or -1 when its access is not a whole count {@code >= 0} of them
+     * @return where this rank's range starts, in etypes
+     */
+    long reserveInRankOrder(final long etypes) {
+        final long[] all = new long[comm.size()];
+        comm.allgather(new long[] {etypes}, 1, Datatype.LONG, all, 1, Datatype.LONG);
+        long before = 0;
+        long total = 0;
+        for (int r = 0; r < all.length; r++) {
+            if (all[r] < 0) {
+                throw new ParioException(ErrorCategory.ARGUMENT, "rank " + r + ": ordered access needs a count >= 0 "
+                    + "of whole etypes", null, true);
+            }
+            if (r < comm.rank()) {
+                before += all[r];
+            }
+            total += all[r];
+        }
+        final long[] base = new long[1];
+        if (comm.rank() == 0) {
+            base[0] = value.getAndAdd(total);
+        }
+        comm.bcast(base, 1, Datatype.LONG, 0);
+        return base[0] + before;
+    }
+
+    /** Collective, with the same {@code etypes} on every rank: sets the pointer before any rank uses it again. */
+    void seekCollectively(final long etypes) {
+        if (comm.rank() == 0) {
+            value.set(etypes);
+        }
+        // no rank may reserve from the pointer before rank 0 has set it
+        comm.barrier();
     }
 
     private void serve() {
         final long[] request = new long[2];
         while (true) {
-            final org.pario.comm.Status from;
+            final Status from;
             try {
                 from = comm.recv(request, 2, Datatype.LONG, Communicator.ANY_SOURCE, REQUEST);
             } catch (ParioException e) {

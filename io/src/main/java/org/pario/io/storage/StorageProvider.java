@@ -83,6 +83,20 @@ public interface StorageProvider {
     void create(String location, java.nio.ByteBuffer content) throws IOException;
 
     /**
+     * Creates a new file holding {@code content} (fails if it exists), made as a file opened with {@code hints} would
+     * be (on HDFS, its block size: files joined by {@link #concat} must share it).
+     *
+     * @param location the file
+     * @param content  its bytes
+     * @param hints    the hints of the file it belongs with
+     * @throws IOException as the backend reports it
+     */
+    default void create(final String location, final java.nio.ByteBuffer content,
+                        final java.util.Map<String, String> hints) throws IOException {
+        create(location, content);
+    }
+
+    /**
      * Appends the files {@code sources} to {@code target}, in order, in one step where the backend can, and removes
      * them. All must be in the same directory.
      *
