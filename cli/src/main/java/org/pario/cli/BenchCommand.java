@@ -10,14 +10,14 @@ import picocli.CommandLine.Spec;
 /** {@code pario bench}: benchmarks of Pario's layers on this machine. */
 @Command(name = "bench", mixinStandardHelpOptions = true,
     description = "Measures Pario on this machine.",
-    subcommands = {BenchCommand.Comm.class, BenchCommand.Io.class})
+    subcommands = {BenchCommand.Comm.class, BenchCommand.Io.class, BenchCommand.CheckpointBench.class})
 final class BenchCommand implements Runnable {
     @Spec
     private picocli.CommandLine.Model.CommandSpec spec;
 
     @Override
     public void run() {
-        throw new picocli.CommandLine.ParameterException(spec.commandLine(), "a benchmark is required: comm or io");
+        throw new picocli.CommandLine.ParameterException(spec.commandLine(), "a benchmark is required: comm, io or checkpoint");
     }
 
     /** {@code pario bench comm -n N}: point-to-point messages and collectives between N JVM ranks over TCP. */
@@ -137,6 +137,78 @@ final class BenchCommand implements Runnable {
             } finally {
                 Locations.deleteIfExists(path);
                 Locations.deleteIfExists(path + ".warmup");
+            }
+        }
+    }
+
+    /** {@code pario bench checkpoint -n N}: a checkpoint beside the raw collective write and read of its data. */
+    @Command(name = "checkpoint", mixinStandardHelpOptions = true,
+        description = "Checkpoint write, restore (on the same ranks, and on one rank fewer with another "
+            + "distribution) and verify of the N^3 array of doubles pario bench io moves, beside the raw collective "
+            + "write (synced) and read of the same data through the same view, in one job: first the JVM's first "
+            + "checkpoint, then --rounds rounds of every phase. Prints rank 0's lines (phase, pattern, ranks, MiB/s, "
+            + "seconds), each phase's median and the ratios checkpoint/raw write, restore/raw read, first/warm "
+            + "checkpoint and restore on fewer ranks/restore. bench/run-checkpoint.sh prints it beside parallel HDF5.")
+    static final class CheckpointBench implements Callable<Integer> {
+        @Spec
+        private picocli.CommandLine.Model.CommandSpec spec;
+
+        @Option(names = {"-n", "--ranks"}, defaultValue = "4", paramLabel = "N",
+            description = "Number of ranks (default: ${DEFAULT-VALUE}).")
+        private int ranks;
+
+        @Option(names = "--size", defaultValue = "512", paramLabel = "EDGE",
+            description = "Elements per dimension (default: ${DEFAULT-VALUE}: 1 GiB).")
+        private long size;
+
+        @Option(names = "--pattern", defaultValue = "block", paramLabel = "block|AxBxC|cyclic",
+            description = "As for pario bench io (default: ${DEFAULT-VALUE}).")
+        private String pattern;
+
+        @Option(names = "--rounds", defaultValue = "3", paramLabel = "R",
+            description = "Rounds of the warm phases (default: ${DEFAULT-VALUE}).")
+        private int rounds;
+
+        @Option(names = "--file", defaultValue = "pario-bench-checkpoint", paramLabel = "PATH",
+            description = "Prefix of the files written (PATH.raw and PATH.ckpt), deleted afterwards "
+                + "(default: ${DEFAULT-VALUE}).")
+        private String file;
+
+        @picocli.CommandLine.Mixin
+        private HintOption hint;
+
+        @Option(names = "--worker", hidden = true, description = "Run as one rank of the benchmark job.")
+        private boolean worker;
+
+        @Override
+        public Integer call() throws Exception {
+            if (rounds < 1) {
+                throw new picocli.CommandLine.ParameterException(spec.commandLine(),
+                    "--rounds must be >= 1, got " + rounds);
+            }
+            if (worker) {
+                CheckpointBenchmark.run(size, pattern, file, hint.values, rounds);
+                return 0;
+            }
+            RankCounts.jvms("-n", ranks, 1);
+            IoBenchmark.check(pattern, ranks, size);
+            final String prefix = Locations.scratch("--file", file, existing -> false);
+            Locations.scratch("--file", file + ".raw", existing -> false);
+            Locations.scratch("--file", file + ".ckpt", existing -> false);
+            hint.hints();
+            final List<String> command = Jvm.command("-Xmx3g");
+            command.addAll(List.of(Main.class.getName(), "bench", "checkpoint", "--worker", "--size",
+                Long.toString(size), "--pattern", pattern, "--file", prefix, "--rounds", Integer.toString(rounds)));
+            for (final java.util.Map.Entry<String, String> h : hint.values.entrySet()) {
+                command.add("--hint");
+                command.add(h.getKey() + "=" + h.getValue());
+            }
+            try {
+                return LaunchCommand.launch(ranks, "127.0.0.1", 60, command, spec.commandLine().getOut(),
+                    spec.commandLine().getErr(), true);
+            } finally {
+                Locations.deleteIfExists(prefix + ".raw");
+                Locations.deleteIfExists(prefix + ".ckpt");
             }
         }
     }

@@ -221,7 +221,7 @@ final class IoBenchmark {
      * the page cache from memory the drop has just freed, cheap only for a program whose own writes put it there;
      * after the wait every program reads into the same cold memory (docs/benchmarks.md).
      */
-    private static void dropCaches() {
+    static void dropCaches() {
         try {
             Files.writeString(Path.of("/proc/sys/vm/drop_caches"), "3");
         } catch (IOException | SecurityException e) {

@@ -52,6 +52,10 @@ import org.pario.ParioException;
  *       sieve window fetches its neighbours' bytes from the disk for every rank</td></tr>
  *   <tr><td>{@code pario_direct_read_threshold}</td><td>bytes: with {@code direct_read=automatic}, reads at least
  *       this long are direct (default 1048576)</td></tr>
+ *   <tr><td>{@code pario_verify_after_write}</td><td>{@code false} (default) or {@code true}: a checkpoint's
+ *       checksums are computed from the bytes as they are written; with {@code true} its data is also read back
+ *       from storage after the sync and compared with them, so storage that lost or changed bytes fails the write
+ *       instead of a later restore (it costs a read of the whole checkpoint)</td></tr>
  * </table>
  */
 public final class Hints {
@@ -76,6 +80,7 @@ public final class Hints {
         v.put("direct_write", "automatic");
         v.put("pario_direct_write_threshold", "1048576");
         v.put("pario_direct_read_threshold", "1048576");
+        v.put("pario_verify_after_write", "false");
         for (final Map.Entry<String, String> e : given.entrySet()) {
             v.put(e.getKey().trim(), e.getValue().trim());
         }
@@ -89,6 +94,7 @@ public final class Hints {
         }
         choose(v, "direct_read", "automatic", "true", "false");
         choose(v, "direct_write", "automatic", "true", "false");
+        choose(v, "pario_verify_after_write", "true", "false");
         for (final String key : new String[] {"pario_direct_write_threshold", "pario_direct_read_threshold",
             "pario_cb_run_threshold"}) {
             if (number(v, key) < 0) {
@@ -120,6 +126,11 @@ public final class Hints {
     }
 
     /** Puts a hint's value in lower case, after checking it is one of {@code allowed} (in any case). */
+    /** @return whether a checkpoint's data is read back and checked after it is written */
+    public boolean verifyAfterWrite() {
+        return values.get("pario_verify_after_write").equals("true");
+    }
+
     private static void choose(final Map<String, String> v, final String key, final String... allowed) {
         final String value = v.get(key).toLowerCase(Locale.ROOT);
         if (!java.util.Arrays.asList(allowed).contains(value)) {

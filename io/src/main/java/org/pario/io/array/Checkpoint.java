@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Objects;
 
 import org.pario.ParioException;
@@ -143,8 +144,10 @@ public final class Checkpoint {
 
     /**
      * Restores one array onto any number of ranks and any distribution, collectively over the array's
-     * communicator, after verifying its checksums. The stored array must have the same shape, order and element
-     * typemap as {@code array}; anything else fails on every rank naming both.
+     * communicator, verifying its checksums: the bytes are summed as they are read, and a chunk whose sum differs
+     * from the header's (or that could not be summed so) is read again; a damaged chunk fails the call on every
+     * rank, and the buffer's contents are then undefined. The stored array must have the same shape, order and
+     * element typemap as {@code array}; anything else fails on every rank naming both.
      *
      * @param name   the array's name in the checkpoint
      * @param array  the array as this job distributes it
@@ -173,17 +176,20 @@ public final class Checkpoint {
         }
         Agreement.agree(comm, failure);
         phases.end();
-        phases.begin(CheckpointListener.Phase.VERIFY, a.bytes());
-        Checksums.verify(comm, location, h, a);
-        phases.end();
         phases.begin(CheckpointListener.Phase.READ, a.bytes());
-        try (ParallelFile f = ParallelFile.open(comm, location, EnumSet.of(Mode.RDONLY), hints)) {
+        final InFlightChecksums sums = new InFlightChecksums(List.of(a), h.chunkBytes(), 0);
+        try (ParallelFile f = ParallelFile.open(comm, location, EnumSet.of(Mode.RDONLY), hints,
+            sums::watchingReads)) {
             final Datatype el = array.elementType();
             final DistributedArray<T>.Local part = array.local();
             f.setView(a.offset(), el, part.filetype(), DataRepresentation.NATIVE);
             f.setProgress((done, total) -> phases.progress(done));
             f.readAll(buffer, part.count(), el);
         }
+        phases.end();
+        // the chunks whose bytes were summed as they were read are checked already; the others are read again
+        phases.begin(CheckpointListener.Phase.VERIFY, a.bytes());
+        Checksums.verify(comm, location, h, a, sums.joined(comm)[0]);
         phases.end();
     }
 

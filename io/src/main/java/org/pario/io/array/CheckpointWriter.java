@@ -20,6 +20,7 @@ import org.pario.comm.Communicator;
 import org.pario.datatypes.DataRepresentation;
 import org.pario.datatypes.Datatype;
 import org.pario.io.Agreement;
+import org.pario.io.Hints;
 import org.pario.io.Mode;
 import org.pario.io.ParallelFile;
 import org.pario.io.storage.Storage;
@@ -209,8 +210,9 @@ public final class CheckpointWriter {
         Throwable failure;
         CheckpointHeader done = null;
         try {
-            writeArrays(comm, hidden, planned, 0, phases);
-            done = withChecksums(comm, hidden, planned, 0, phases);
+            final InFlightChecksums sums = new InFlightChecksums(planned.arrays(), planned.chunkBytes(), 0);
+            writeArrays(comm, hidden, planned, 0, phases, sums);
+            done = withChecksums(comm, hidden, planned, 0, phases, sums);
             phases.begin(CheckpointListener.Phase.COMMIT, HeaderCodec.PREFIX);
             if (comm.rank() == 0) {
                 done = done.createdAt(Instant.now().truncatedTo(ChronoUnit.MILLIS));
@@ -350,15 +352,16 @@ public final class CheckpointWriter {
         Throwable failure = null;
         CheckpointHeader done = null;
         try {
-            writeArrays(comm, data, planned, first, phases);
-            padStaged(comm, data, planned, first);
-            done = withChecksums(comm, data, planned, first, phases);
+            final InFlightChecksums sums = new InFlightChecksums(planned.arrays(), planned.chunkBytes(), first);
+            writeArrays(comm, data, planned, first, phases, sums);
+            padStaged(comm, data, planned, first, target.hints());
+            done = withChecksums(comm, data, planned, first, phases, sums);
             phases.begin(CheckpointListener.Phase.COMMIT, HeaderCodec.PREFIX);
             if (comm.rank() == 0) {
                 done = done.createdAt(Instant.now().truncatedTo(ChronoUnit.MILLIS));
                 final ByteBuffer header = ByteBuffer.allocate((int) first);
                 header.put(HeaderCodec.encode(done)).clear();
-                p.create(head, header);
+                p.create(head, header, target.hints().asMap());
                 p.concat(head, data);
                 p.replace(head, location);
             }
@@ -389,7 +392,7 @@ public final class CheckpointWriter {
      * taken, so the published file holds every array whole.
      */
     private static void padStaged(final Communicator comm, final String data, final CheckpointHeader planned,
-                                  final long first) {
+                                  final long first, final Hints hints) {
         Throwable failure = null;
         if (comm.rank() == 0) {
             final StoredArray last = planned.arrays().get(planned.arrays().size() - 1);
@@ -399,7 +402,7 @@ public final class CheckpointWriter {
                 final long missing = want - st.size();
                 if (missing > 0) {
                     final StorageProvider p = Storages.providerOf(data);
-                    p.create(tail, ByteBuffer.allocate((int) missing));
+                    p.create(tail, ByteBuffer.allocate((int) missing), hints.asMap());
                     p.concat(data, tail);
                 }
             } catch (IOException | RuntimeException e) {
@@ -409,13 +412,16 @@ public final class CheckpointWriter {
         Agreement.agree(comm, failure);
     }
 
-    /** Writes every array collectively into a new file at its planned offset minus {@code shift}, then syncs it. */
+    /**
+     * Writes every array collectively into a new file at its planned offset minus {@code shift}, then syncs it;
+     * {@code sums} sees every byte written.
+     */
     private void writeArrays(final Communicator comm, final String file, final CheckpointHeader planned,
-                             final long shift, final Phases phases) {
+                             final long shift, final Phases phases, final InFlightChecksums sums) {
         final long all = planned.dataBytes();
         phases.begin(CheckpointListener.Phase.WRITE, all);
         try (ParallelFile f = ParallelFile.open(comm, file, EnumSet.of(Mode.CREATE, Mode.EXCL, Mode.RDWR),
-            target.hints())) {
+            target.hints(), sums::watchingWrites)) {
             final long[] before = {0};
             f.setProgress((done, total) -> phases.progress(before[0] + done));
             for (int i = 0; i < entries.size(); i++) {
@@ -437,17 +443,48 @@ public final class CheckpointWriter {
         phases.end();
     }
 
-    /** Reads every array back, a share of its chunks per rank, and returns the header with their checksums. */
-    private static CheckpointHeader withChecksums(final Communicator comm, final String file,
-                                                  final CheckpointHeader h, final long shift, final Phases phases)
+    /**
+     * The header with every array's checksums: those computed as the bytes were written, and read back from the
+     * file for the chunks that could not be summed so. With the {@code pario_verify_after_write} hint every chunk is
+     * read back, and one that differs from what was written fails the checkpoint.
+     */
+    private CheckpointHeader withChecksums(final Communicator comm, final String file, final CheckpointHeader h,
+                                           final long shift, final Phases phases, final InFlightChecksums sums)
         throws IOException {
-        phases.begin(CheckpointListener.Phase.CHECKSUM, h.dataBytes());
+        final boolean readBack = target.hints().verifyAfterWrite();
+        phases.begin(CheckpointListener.Phase.CHECKSUM, readBack ? h.dataBytes() : 0);
+        final long[][] written = sums.joined(comm);
         final List<StoredArray> out = new ArrayList<>();
         long done = 0;
-        for (final StoredArray a : h.arrays()) {
-            out.add(a.withChecksums(Checksums.of(comm, file, a, h.chunkBytes(), shift)));
-            done += a.bytes();
-            phases.progress(done);
+        for (int k = 0; k < h.arrays().size(); k++) {
+            final StoredArray a = h.arrays().get(k);
+            final long[] crc = written[k];
+            final boolean[] unsure = new boolean[crc.length];
+            boolean anyUnsure = false;
+            for (int i = 0; i < crc.length; i++) {
+                unsure[i] = crc[i] < 0;
+                anyUnsure |= unsure[i];
+            }
+            if (readBack) {
+                final long[] stored = Checksums.of(comm, file, a, h.chunkBytes(), shift);
+                for (int i = 0; i < crc.length; i++) {
+                    if (!unsure[i] && crc[i] != stored[i]) {
+                        throw new ParioException(ErrorCategory.IO, "checkpoint " + target.location() + ": array '"
+                            + a.name() + "' read back from storage differs from what was written, in chunk " + i
+                            + " (bytes " + i * h.chunkBytes() + " to " + Math.min(a.bytes(), (i + 1) * h.chunkBytes())
+                            + " of its data)", null, true);
+                    }
+                }
+                System.arraycopy(stored, 0, crc, 0, crc.length);
+                done += a.bytes();
+                phases.progress(done);
+            } else if (anyUnsure) {
+                final long[] stored = Checksums.of(comm, file, a, h.chunkBytes(), shift, unsure);
+                for (int i = 0; i < crc.length; i++) {
+                    crc[i] = unsure[i] ? stored[i] : crc[i];
+                }
+            }
+            out.add(a.withChecksums(crc));
         }
         phases.end();
         return h.withArrays(out);

@@ -16,8 +16,9 @@ import org.pario.io.storage.StorageProvider;
 import org.pario.io.storage.Storages;
 
 /**
- * The CRC-32C checksums of an array's data in fixed-size chunks, computed from the file collectively: chunk i is
- * read by rank {@code i % size}, and the sums are combined with one allreduce.
+ * The CRC-32C checksums of an array's data in fixed-size chunks, read from the file collectively: the chunks to
+ * read are dealt to the ranks in turn, and the sums are combined with one allreduce. Writes and restores compute
+ * them in flight instead ({@link InFlightChecksums}) and come here only for chunks that could not be summed so.
  */
 final class Checksums {
     private Checksums() {
@@ -29,14 +30,27 @@ final class Checksums {
      */
     static long[] of(final Communicator comm, final String file, final StoredArray a, final long chunk,
                      final long shift) throws IOException {
+        return of(comm, file, a, chunk, shift, null);
+    }
+
+    /**
+     * Collective: the checksums of the chunks of array {@code a} that {@code only} marks (all when it is null); the
+     * others are 0.
+     */
+    static long[] of(final Communicator comm, final String file, final StoredArray a, final long chunk,
+                     final long shift, final boolean[] only) throws IOException {
         final int n = (int) ((a.bytes() + chunk - 1) / chunk);
         final long[] mine = new long[n];
+        int turn = 0;
         final ByteBuffer buf = ByteBuffer.allocate((int) Math.min(chunk, Math.max(1, a.bytes())));
         IOException failure = null;
         // every rank reads at once: none of them repairs anything (false), the collective write has ended
         try (Storage st = Storages.open(file, new StorageProvider.Request(true, false, false, false, Map.of(),
             false))) {
-            for (int i = comm.rank(); i < n; i += comm.size()) {
+            for (int i = 0; i < n; i++) {
+                if (only != null && !only[i] || turn++ % comm.size() != comm.rank()) {
+                    continue;
+                }
                 final long from = a.offset() - shift + i * chunk;
                 final int len = (int) Math.min(chunk, a.bytes() - i * chunk);
                 buf.clear().limit(len);
@@ -56,7 +70,7 @@ final class Checksums {
             throw failure;
         }
         for (int i = 0; i < n; i++) {
-            all[i]--;
+            all[i] = Math.max(0, all[i] - 1);
         }
         return all;
     }
@@ -67,19 +81,42 @@ final class Checksums {
      */
     static void verify(final Communicator comm, final String location, final CheckpointHeader h,
                        final StoredArray a) {
+        verify(comm, location, h, a, null);
+    }
+
+    /**
+     * Collective: checks array {@code a}'s chunks against the header, given the checksums computed in flight as the
+     * array was read ({@code -1} where unsure; null when it was not read): the chunks whose sums match are whole,
+     * the others are read again from the file, and a chunk that still differs fails every rank with the array,
+     * chunk and byte range of the first damage.
+     */
+    static void verify(final Communicator comm, final String location, final CheckpointHeader h,
+                       final StoredArray a, final long[] inFlight) {
+        final long[] want = a.crc32c();
+        boolean[] again = null;
+        if (inFlight != null) {
+            again = new boolean[want.length];
+            boolean any = false;
+            for (int i = 0; i < want.length; i++) {
+                again[i] = inFlight[i] != want[i];
+                any |= again[i];
+            }
+            if (!any) {
+                return;
+            }
+        }
         long[] sums = null;
         Throwable failure = null;
         try {
-            sums = of(comm, location, a, h.chunkBytes(), 0);
+            sums = of(comm, location, a, h.chunkBytes(), 0, again);
         } catch (IOException e) {
             failure = new ParioException(ErrorCategory.IO, "checkpoint " + location + ": " + HeaderCodec.why(e), e);
         }
         Agreement.agree(comm, failure);
-        final long[] want = a.crc32c();
         int bad = 0;
         int first = -1;
         for (int i = 0; i < sums.length; i++) {
-            if (sums[i] != want[i]) {
+            if ((again == null || again[i]) && sums[i] != want[i]) {
                 bad++;
                 first = first < 0 ? i : first;
             }

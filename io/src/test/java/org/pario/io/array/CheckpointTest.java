@@ -506,7 +506,7 @@ class CheckpointTest {
             Checkpoint.at(file).listener(l).write("x", d, values1d(d));
             Checkpoint.at(file).listener(l).restore("x", d);
         });
-        assertEquals(List.of("AGREE", "WRITE", "CHECKSUM", "COMMIT", "AGREE", "VERIFY", "READ"), seen);
+        assertEquals(List.of("AGREE", "WRITE", "CHECKSUM", "COMMIT", "AGREE", "READ", "VERIFY"), seen);
         assertTrue(ended.values().stream().allMatch(b -> b), "every phase's last call reports it whole: " + ended);
     }
 

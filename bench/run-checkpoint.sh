@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Checkpoints side by side: `pario bench checkpoint` (Pario's checkpoint write, restore on the same ranks and on one
+# rank fewer, verify, beside the raw collective write + sync and read of the same data through the same view, in
+# the same job) and parallel HDF5 writing and reading the same array as one dataset with a collective
+# H5Dwrite/H5Dread of every rank's hyperslab (bench/c/hdf5_checkpoint.c), contiguous and chunked with Fletcher-32
+# checksums, for BLOCK 2x2x1 and CYCLIC(1), 4 ranks, on the same disk in the same run. Runs alternate between the
+# two, REPS times each (default 3); the table shows medians and Pario's ratios. Installs MPICH and Debian's
+# parallel HDF5 for it (apt-get) when missing. Every run starts PARIO_BENCH_SETTLE seconds (default 6) after the
+# previous one, and every read PARIO_BENCH_READ_SETTLE seconds after the page cache was dropped (bench/run-io.sh
+# says why).
+# Usage: bench/run-checkpoint.sh [EDGE] [DIR]   (default: 512 = 1 GiB, in bench/target/checkpoint);
+#        PARIO_BENCH_REPS=N; PARIO_BENCH_PATTERNS="2x2x1 cyclic"
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+out="$root/bench/target/checkpoint"
+mkdir -p "$out"
+edge=${1:-512}
+dir=${2:-$out}
+. "$root/bench/mpi-stacks.sh"
+install_mpi_stacks
+if ! dpkg -s libhdf5-mpich-dev >/dev/null 2>&1; then
+    as_root=""
+    [ "$(id -u)" -ne 0 ] && as_root="sudo"
+    DEBIAN_FRONTEND=noninteractive $as_root apt-get install -y -qq libhdf5-mpich-dev >/dev/null
+fi
+mpicc.mpich -O2 -I/usr/include/hdf5/mpich -o "$out/hdf5_checkpoint" "$root/bench/c/hdf5_checkpoint.c" \
+    -L/usr/lib/x86_64-linux-gnu/hdf5/mpich -lhdf5
+(cd "$root" && mvn -B -q -DskipTests -pl cli -am package)
+settle=${PARIO_BENCH_SETTLE:-6}
+export PARIO_BENCH_SETTLE=$settle
+export PARIO_BENCH_READ_SETTLE=${PARIO_BENCH_READ_SETTLE:-$settle}
+limit=${PARIO_BENCH_LIMIT:-900}
+reps=${PARIO_BENCH_REPS:-3}
+results="$out/results.txt"
+: > "$results"
+run() { # label command...
+    local label=$1; shift
+    timeout "$limit" "$@" 2>/dev/null | awk -v l="$label" '/^[a-z0-9-]+ [a-z0-9x]+ [0-9]+ [0-9.]+ [0-9.]+$/ {
+        print l, $0 }' >> "$results" || true
+    rm -f "$dir"/run-checkpoint*
+    sleep "$settle"
+}
+for ((i = 0; i < reps; i++)); do
+    for p in ${PARIO_BENCH_PATTERNS:-2x2x1 cyclic}; do
+        run Pario java -jar "$root/cli/target/pario.jar" bench checkpoint -n 4 --size "$edge" --pattern "$p" \
+            --rounds 1 --file "$dir/run-checkpoint"
+        run HDF5 mpiexec.mpich -n 4 "$out/hdf5_checkpoint" "$p" "$edge" "$dir/run-checkpoint.h5" contiguous 1
+        run HDF5 mpiexec.mpich -n 4 "$out/hdf5_checkpoint" "$p" "$edge" "$dir/run-checkpoint.h5" chunked 1
+    done
+done
+awk '
+    function median(list,    v, n, i, j, t) {
+        n = split(list, v, " ")
+        for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+        return n % 2 ? v[(n + 1) / 2] : sprintf("%.1f", (v[n / 2] + v[n / 2 + 1]) / 2)
+    }
+    { key = $2 " " $3; if (!(key in seen)) { seen[key] = 1; order[++count] = key }
+      if (!($3 in pat)) { pat[$3] = 1; pats[++npat] = $3 }
+      runs[key] = runs[key] " " $5 }
+    END {
+        printf "%-20s %-7s %10s %s\n", "phase", "pattern", "MiB/s", "  (median of runs)"
+        for (i = 1; i <= count; i++) {
+            split(order[i], k, " ")
+            m[order[i]] = median(runs[order[i]])
+            printf "%-20s %-7s %10s   %s\n", k[1], k[2], m[order[i]], runs[order[i]]
+        }
+        for (q = 1; q <= npat; q++) {
+            p = pats[q]
+            printf "%s: checkpoint/raw write %.2f, restore/raw read %.2f, first/warm checkpoint %.2f, restore on 3/restore on 4 %.2f\n", p,
+                m["checkpoint-write " p] / m["raw-write " p], m["restore " p] / m["raw-read " p],
+                m["first-checkpoint " p] / m["checkpoint-write " p], m["restore-fewer " p] / m["restore " p]
+            printf "%s: checkpoint/HDF5 contiguous write %.2f, chunked+fletcher32 %.2f; restore/HDF5 contiguous read %.2f, chunked %.2f\n", p,
+                m["checkpoint-write " p] / m["hdf5-contiguous-write " p], m["checkpoint-write " p] / m["hdf5-chunked-write " p],
+                m["restore " p] / m["hdf5-contiguous-read " p], m["restore " p] / m["hdf5-chunked-read " p]
+        }
+    }' "$results"

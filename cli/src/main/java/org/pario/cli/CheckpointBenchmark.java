@@ -1,0 +1,172 @@
+package org.pario.cli;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Supplier;
+
+import org.pario.comm.Communicator;
+import org.pario.comm.Op;
+import org.pario.comm.Pario;
+import org.pario.datatypes.DataRepresentation;
+import org.pario.datatypes.Datatype;
+import org.pario.io.Hints;
+import org.pario.io.Mode;
+import org.pario.io.ParallelFile;
+import org.pario.io.array.Checkpoint;
+import org.pario.io.array.Dist;
+import org.pario.io.array.DistributedArray;
+import org.pario.io.array.Element;
+
+/**
+ * The body of {@code pario bench checkpoint}: a checkpoint of the array {@code pario bench io} moves, beside the raw
+ * collective write (synced) and read of the same data through the same view, in one job. First the JVM's first
+ * checkpoint, before anything else has run; then rounds of raw write, checkpoint write, raw read, restore on the
+ * same ranks, restore on one rank fewer with another distribution, and verify. The page cache is dropped (as root)
+ * before every phase that reads, so reads come from the disk. Rank 0 prints a line per phase
+ * ({@code PHASE PATTERN RANKS MiB/s SECONDS}), then each phase's median and the ratios that matter.
+ */
+final class CheckpointBenchmark {
+    private CheckpointBenchmark() {
+    }
+
+    /** Runs as one rank of a job started by a launcher. */
+    static void run(final long n, final String pattern, final String file, final Map<String, String> hints,
+                    final int rounds) {
+        try (Communicator world = Pario.init()) {
+            final DistributedArray<double[]> array = IoBenchmark.array(pattern, world, n);
+            final double[] local = CheckpointCommand.synthetic(array);
+            final long total = n * n * n * 8;
+            final String raw = file + ".raw";
+            final String ckpt = file + ".ckpt";
+            final Checkpoint checkpoint = Checkpoint.at(ckpt).hints(Hints.of(hints));
+            final Map<String, List<Double>> seconds = new LinkedHashMap<>();
+            if (world.rank() == 0) {
+                System.out.printf(Locale.ROOT, "# Pario, %d JVM ranks, %d^3 doubles (%d MiB), %s, checkpoint%n",
+                    world.size(), n, total >> 20, pattern);
+            }
+            time(world, "first-checkpoint", pattern, total, seconds, false, () -> checkpoint.write("field", array,
+                local));
+            for (int round = 0; round < rounds; round++) {
+                time(world, "raw-write", pattern, total, seconds, false, () -> {
+                    try (ParallelFile f = ParallelFile.open(world, raw, EnumSet.of(Mode.CREATE, Mode.WRONLY),
+                        Hints.of(hints))) {
+                        f.setView(0, Datatype.DOUBLE, array.local().filetype(), DataRepresentation.NATIVE);
+                        f.writeAll(local, local.length, Datatype.DOUBLE);
+                        f.sync();
+                    }
+                    return null;
+                });
+                time(world, "checkpoint-write", pattern, total, seconds, false, () -> checkpoint.write("field", array,
+                    local));
+                Arrays.fill(local, -1);
+                time(world, "raw-read", pattern, total, seconds, true, () -> {
+                    try (ParallelFile f = ParallelFile.open(world, raw, EnumSet.of(Mode.RDONLY), Hints.of(hints))) {
+                        f.setView(0, Datatype.DOUBLE, array.local().filetype(), DataRepresentation.NATIVE);
+                        f.readAll(local, local.length, Datatype.DOUBLE);
+                    }
+                    return null;
+                });
+                check(world, array, local, "the raw read");
+                Arrays.fill(local, -1);
+                time(world, "restore", pattern, total, seconds, true, () -> {
+                    checkpoint.restore("field", array, local);
+                    return null;
+                });
+                check(world, array, local, "the restore");
+                if (world.size() > 1) {
+                    restoreOnFewer(world, pattern, n, checkpoint, total, seconds);
+                }
+                time(world, "verify", pattern, total, seconds, true, () -> {
+                    checkpoint.verify(world);
+                    return null;
+                });
+            }
+            summary(world, pattern, total, seconds);
+            world.barrier();
+            if (world.rank() == 0) {
+                Locations.deleteIfExists(raw);
+                Locations.deleteIfExists(ckpt);
+            }
+        }
+    }
+
+    /** Restores on every rank but the last: BLOCK on their own grid, or CYCLIC(1) over the last dimension. */
+    private static void restoreOnFewer(final Communicator world, final String pattern, final long n,
+                                       final Checkpoint checkpoint, final long total,
+                                       final Map<String, List<Double>> seconds) {
+        final Communicator fewer = world.split(world.rank() < world.size() - 1 ? 0 : Communicator.UNDEFINED, 0);
+        final String other = pattern.equals("cyclic") ? "cyclic" : "block";
+        final DistributedArray<double[]> array = fewer == null ? null : IoBenchmark.array(other, fewer, n);
+        final double[] back = array == null ? null : array.allocate();
+        time(world, "restore-fewer", pattern, total, seconds, true, () -> {
+            if (fewer != null) {
+                checkpoint.restore("field", array, back);
+            }
+            return null;
+        });
+        if (fewer != null) {
+            check(fewer, array, back, "the restore on fewer ranks");
+            fewer.close();
+        }
+    }
+
+    private static void check(final Communicator comm, final DistributedArray<double[]> array, final double[] values,
+                              final String what) {
+        if (comm.allreduce(CheckpointCommand.wrong(array, values), Op.SUM) != 0) {
+            throw new IllegalStateException(what + " returned wrong values");
+        }
+    }
+
+    /** Times one collective phase on every rank (the slowest rank's time), after dropping the page cache if asked. */
+    private static void time(final Communicator world, final String phase, final String pattern, final long bytes,
+                             final Map<String, List<Double>> seconds, final boolean cold,
+                             final Supplier<Object> body) {
+        world.barrier();
+        if (cold && world.rank() == 0) {
+            IoBenchmark.dropCaches();
+        }
+        world.barrier();
+        final long t0 = System.nanoTime();
+        body.get();
+        final double slowest = world.allreduce((System.nanoTime() - t0) / 1e9, Op.MAX);
+        seconds.computeIfAbsent(phase, p -> new ArrayList<>()).add(slowest);
+        if (world.rank() == 0) {
+            System.out.printf(Locale.ROOT, "%s %s %d %.1f %.3f%n", phase, pattern, world.size(),
+                bytes / 1048576.0 / slowest, slowest);
+        }
+    }
+
+    private static double median(final List<Double> values) {
+        final double[] v = values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+    }
+
+    private static void summary(final Communicator world, final String pattern, final long bytes,
+                                final Map<String, List<Double>> seconds) {
+        if (world.rank() != 0) {
+            return;
+        }
+        final Map<String, Double> rate = new LinkedHashMap<>();
+        for (final Map.Entry<String, List<Double>> e : seconds.entrySet()) {
+            rate.put(e.getKey(), bytes / 1048576.0 / median(e.getValue()));
+            System.out.printf(Locale.ROOT, "# median %s %s %d %.1f MiB/s over %d%n", e.getKey(), pattern,
+                world.size(), rate.get(e.getKey()), e.getValue().size());
+        }
+        ratio(rate, "checkpoint-write", "raw-write");
+        ratio(rate, "restore", "raw-read");
+        ratio(rate, "first-checkpoint", "checkpoint-write");
+        ratio(rate, "restore-fewer", "restore");
+    }
+
+    private static void ratio(final Map<String, Double> rate, final String phase, final String against) {
+        if (rate.containsKey(phase) && rate.containsKey(against)) {
+            System.out.printf(Locale.ROOT, "# ratio %s / %s %.2f%n", phase, against,
+                rate.get(phase) / rate.get(against));
+        }
+    }
+}

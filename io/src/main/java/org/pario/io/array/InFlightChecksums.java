@@ -1,0 +1,265 @@
+package org.pario.io.array;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import org.pario.comm.Communicator;
+import org.pario.comm.Op;
+import org.pario.datatypes.Datatype;
+import org.pario.io.storage.Storage;
+
+/**
+ * The CRC-32C of every checksum chunk of a checkpoint's arrays, computed from the bytes as they pass between memory
+ * and storage, on whichever rank moves them: a storage decorator sees each write (or read) of this rank, and the
+ * ranks' shares are joined with two allreduces ({@link Crc32c}: a chunk's checksum is the XOR of what its pieces
+ * contribute, whoever moved them and in whatever order).
+ *
+ * <p>Only bytes moved exactly once can be summed so. A chunk is <em>unsure</em>, and left to be read from the file,
+ * when a restore did not read each of its bytes exactly once, or when the ranks together wrote more bytes of it than
+ * it has (a byte moved twice: a retried write, overlapping reads of
+ * data sieving) or, while writing, when a rank read from it (a read-modify-write: holes filled from the file, an
+ * aligned direct write's edges) or truncated into it. Bytes nobody wrote are zeros in a new file, which is what the
+ * sum takes them for.
+ */
+final class InFlightChecksums {
+    /** Added to a chunk's byte count to mark it unsure; far above any chunk, far below overflow with many ranks. */
+    private static final long UNSURE = 1L << 40;
+
+    private final List<StoredArray> arrays;
+    private final long chunk;
+    /** How far before its offset in the header each array lies in the file being moved. */
+    private final long shift;
+    /** Per array, the first index of its chunks in {@link #sums} and {@link #bytes}. */
+    private final int[] firstChunk;
+    private final long[] sums;
+    private final long[] bytes;
+    /** Whether the bytes summed were read (a restore) rather than written. */
+    private volatile boolean readsOnly;
+
+    /**
+     * @param arrays the arrays, placed
+     * @param chunk  bytes per checksum chunk
+     * @param shift  how far before its offset in the header each array lies in the file
+     */
+    InFlightChecksums(final List<StoredArray> arrays, final long chunk, final long shift) {
+        this.arrays = arrays;
+        this.chunk = chunk;
+        this.shift = shift;
+        this.firstChunk = new int[arrays.size() + 1];
+        for (int i = 0; i < arrays.size(); i++) {
+            firstChunk[i + 1] = firstChunk[i] + arrays.get(i).chunks();
+        }
+        this.sums = new long[firstChunk[arrays.size()]];
+        this.bytes = new long[sums.length];
+    }
+
+    /** @return {@code storage} with every write (and any read-modify-write) this rank makes through it summed */
+    Storage watchingWrites(final Storage storage) {
+        return new Watched(storage, true);
+    }
+
+    /** @return {@code storage} with every read this rank makes through it summed */
+    Storage watchingReads(final Storage storage) {
+        readsOnly = true;
+        return new Watched(storage, false);
+    }
+
+    /**
+     * Collective: every rank's share joined.
+     *
+     * @param comm the ranks that moved the bytes
+     * @return per array, the CRC-32C of each chunk (as {@link StoredArray#crc32c()} holds them), or -1 where the
+     *     chunk is unsure
+     */
+    long[][] joined(final Communicator comm) {
+        final long[] allSums = new long[sums.length];
+        final long[] allBytes = new long[bytes.length];
+        synchronized (this) {
+            comm.allreduce(sums, allSums, sums.length, Datatype.LONG, Op.BXOR);
+            comm.allreduce(bytes, allBytes, bytes.length, Datatype.LONG, Op.SUM);
+        }
+        final long[][] out = new long[arrays.size()][];
+        for (int a = 0; a < arrays.size(); a++) {
+            final StoredArray array = arrays.get(a);
+            out[a] = new long[array.chunks()];
+            for (int i = 0; i < out[a].length; i++) {
+                final long length = chunkLength(array, i);
+                final int at = firstChunk[a] + i;
+                // a restore may skip bytes (an element's padding, a path that reads past this decorator), which
+                // are not known to be zeros in the file as they are in a new one
+                final boolean summed = readsOnly ? allBytes[at] == length : allBytes[at] <= length;
+                out[a][i] = summed ? Integer.toUnsignedLong(Crc32c.zeros(length) ^ (int) allSums[at]) : -1;
+            }
+        }
+        return out;
+    }
+
+    private long chunkLength(final StoredArray a, final int i) {
+        return Math.min(chunk, a.bytes() - i * chunk);
+    }
+
+    /** Adds the bytes {@code data} holds (its remaining ones) at file position {@code position}. */
+    private void add(final long position, final ByteBuffer data) {
+        final long end = position + data.remaining();
+        for (int a = 0; a < arrays.size(); a++) {
+            final StoredArray array = arrays.get(a);
+            final long start = array.offset() - shift;
+            final long from = Math.max(position, start);
+            final long to = Math.min(end, start + array.bytes());
+            for (long at = from; at < to; ) {
+                final int i = (int) ((at - start) / chunk);
+                final long chunkEnd = Math.min(start + (i + 1) * chunk, start + array.bytes());
+                final long pieceEnd = Math.min(to, chunkEnd);
+                final ByteBuffer piece = data.duplicate();
+                piece.position(data.position() + (int) (at - position)).limit(data.position() + (int) (pieceEnd
+                    - position));
+                final int contribution = Crc32c.contribution(Crc32c.of(piece), pieceEnd - at, chunkEnd - pieceEnd);
+                synchronized (this) {
+                    sums[firstChunk[a] + i] ^= Integer.toUnsignedLong(contribution);
+                    bytes[firstChunk[a] + i] += pieceEnd - at;
+                }
+                at = pieceEnd;
+            }
+        }
+    }
+
+    /** Marks the chunks that bytes {@code [position, end)} touch as unsure. */
+    private synchronized void unsure(final long position, final long end) {
+        for (int a = 0; a < arrays.size(); a++) {
+            final StoredArray array = arrays.get(a);
+            final long start = array.offset() - shift;
+            final long from = Math.max(position, start);
+            final long to = Math.min(end, start + array.bytes());
+            if (from < to) {
+                for (long i = (from - start) / chunk; i <= (to - 1 - start) / chunk; i++) {
+                    bytes[firstChunk[a] + (int) i] += UNSURE;
+                }
+            }
+        }
+    }
+
+    /** A storage whose accesses this rank's share sees. */
+    private final class Watched implements Storage {
+        private final Storage inner;
+        private final boolean writing;
+
+        Watched(final Storage inner, final boolean writing) {
+            this.inner = inner;
+            this.writing = writing;
+        }
+
+        @Override
+        public long read(final long position, final ByteBuffer dst) throws IOException {
+            final int from = dst.position();
+            final long n = inner.read(position, dst);
+            if (writing) {
+                // bytes read while writing are written back with others': a read-modify-write
+                unsure(position, position + Math.max(n, dst.position() - from));
+            } else if (n > 0) {
+                add(position, dst.duplicate().position(from).limit(from + (int) n));
+            }
+            return n;
+        }
+
+        @Override
+        public void write(final long position, final ByteBuffer src) throws IOException {
+            if (writing) {
+                add(position, src);
+            } else {
+                unsure(position, position + src.remaining());
+            }
+            inner.write(position, src);
+        }
+
+        @Override
+        public Part openPart(final int index, final long start) throws IOException {
+            final Part part = inner.openPart(index, start);
+            return new Part() {
+                private long at = start;
+
+                @Override
+                public void append(final ByteBuffer data) throws IOException {
+                    final long n = data.remaining();
+                    add(at, data);
+                    part.append(data);
+                    at += n;
+                }
+
+                @Override
+                public void close() throws IOException {
+                    part.close();
+                }
+            };
+        }
+
+        @Override
+        public void truncate(final long size) throws IOException {
+            // bytes cut off are gone; bytes added are zeros, which nobody wrote
+            unsure(size, Long.MAX_VALUE);
+            inner.truncate(size);
+        }
+
+        @Override
+        public Set<Capability> capabilities() {
+            return inner.capabilities();
+        }
+
+        @Override
+        public long preferredBlockSize() {
+            return inner.preferredBlockSize();
+        }
+
+        @Override
+        public boolean prefersDirectBuffers() {
+            return inner.prefersDirectBuffers();
+        }
+
+        @Override
+        public Map<String, String> settingsInEffect() {
+            return inner.settingsInEffect();
+        }
+
+        @Override
+        public void concat(final List<String> parts) throws IOException {
+            inner.concat(parts);
+        }
+
+        @Override
+        public long size() throws IOException {
+            return inner.size();
+        }
+
+        @Override
+        public void sync() throws IOException {
+            inner.sync();
+        }
+
+        @Override
+        public AutoCloseable lock(final long position, final long length) throws IOException {
+            return inner.lock(position, length);
+        }
+
+        @Override
+        public void commitParts(final int[] indices) throws IOException {
+            inner.commitParts(indices);
+        }
+
+        @Override
+        public void discardParts(final int[] indices) throws IOException {
+            inner.discardParts(indices);
+        }
+
+        @Override
+        public String describe() {
+            return inner.describe();
+        }
+
+        @Override
+        public void close() throws IOException {
+            inner.close();
+        }
+    }
+}
