@@ -169,6 +169,12 @@ final class BenchCommand implements Runnable {
             description = "Rounds of the warm phases (default: ${DEFAULT-VALUE}).")
         private int rounds;
 
+        @Option(names = "--compute", defaultValue = "0", paramLabel = "SECONDS",
+            description = "Seconds each rank waits between making its array and the first checkpoint, standing for "
+                + "the computation a job does before it checkpoints, during which Pario prepares its checkpoint code "
+                + "(default: ${DEFAULT-VALUE}: the first checkpoint right away).")
+        private double compute;
+
         @Option(names = "--file", defaultValue = "pario-bench-checkpoint", paramLabel = "PATH",
             description = "Prefix of the files written (PATH.raw and PATH.ckpt), deleted afterwards "
                 + "(default: ${DEFAULT-VALUE}).")
@@ -186,8 +192,12 @@ final class BenchCommand implements Runnable {
                 throw new picocli.CommandLine.ParameterException(spec.commandLine(),
                     "--rounds must be >= 1, got " + rounds);
             }
+            if (!(compute >= 0 && compute <= 3600)) {
+                throw new picocli.CommandLine.ParameterException(spec.commandLine(),
+                    "--compute must be in [0, 3600] seconds, got " + compute);
+            }
             if (worker) {
-                CheckpointBenchmark.run(size, pattern, file, hint.values, rounds);
+                CheckpointBenchmark.run(size, pattern, file, hint.values, rounds, compute);
                 return 0;
             }
             RankCounts.jvms("-n", ranks, 1);
@@ -198,7 +208,8 @@ final class BenchCommand implements Runnable {
             hint.hints();
             final List<String> command = Jvm.command("-Xmx3g");
             command.addAll(List.of(Main.class.getName(), "bench", "checkpoint", "--worker", "--size",
-                Long.toString(size), "--pattern", pattern, "--file", prefix, "--rounds", Integer.toString(rounds)));
+                Long.toString(size), "--pattern", pattern, "--file", prefix, "--rounds", Integer.toString(rounds),
+                "--compute", Double.toString(compute)));
             for (final java.util.Map.Entry<String, String> h : hint.values.entrySet()) {
                 command.add("--hint");
                 command.add(h.getKey() + "=" + h.getValue());

@@ -18,6 +18,7 @@ import org.pario.io.Hints;
 import org.pario.io.Mode;
 import org.pario.io.ParallelFile;
 import org.pario.io.array.Checkpoint;
+import org.pario.io.array.CheckpointListener;
 import org.pario.io.array.Dist;
 import org.pario.io.array.DistributedArray;
 import org.pario.io.array.Element;
@@ -25,7 +26,8 @@ import org.pario.io.array.Element;
 /**
  * The body of {@code pario bench checkpoint}: a checkpoint of the array {@code pario bench io} moves, beside the raw
  * collective write (synced) and read of the same data through the same view, in one job. First the JVM's first
- * checkpoint, before anything else has run; then rounds of raw write, checkpoint write, raw read, restore on the
+ * checkpoint, before anything else has run (after {@code computeSeconds} of waiting, standing for the computation
+ * a job does before it checkpoints); then rounds of raw write, checkpoint write, raw read, restore on the
  * same ranks, restore on one rank fewer with another distribution, and verify. The page cache is dropped (as root)
  * before every phase that reads, so reads come from the disk. Rank 0 prints a line per phase
  * ({@code PHASE PATTERN RANKS MiB/s SECONDS}), then each phase's median and the ratios that matter.
@@ -36,35 +38,49 @@ final class CheckpointBenchmark {
 
     /** Runs as one rank of a job started by a launcher. */
     static void run(final long n, final String pattern, final String file, final Map<String, String> hints,
-                    final int rounds) {
+                    final int rounds, final double computeSeconds) {
         try (Communicator world = Pario.init()) {
             final DistributedArray<double[]> array = IoBenchmark.array(pattern, world, n);
             final double[] local = CheckpointCommand.synthetic(array);
             final long total = n * n * n * 8;
             final String raw = file + ".raw";
             final String ckpt = file + ".ckpt";
-            final Checkpoint checkpoint = Checkpoint.at(ckpt).hints(Hints.of(hints));
+            final PhaseClock clock = new PhaseClock();
+            final Checkpoint checkpoint = Checkpoint.at(ckpt).hints(Hints.of(hints)).listener(clock);
             final Map<String, List<Double>> seconds = new LinkedHashMap<>();
             if (world.rank() == 0) {
                 System.out.printf(Locale.ROOT, "# Pario, %d JVM ranks, %d^3 doubles (%d MiB), %s, checkpoint%n",
                     world.size(), n, total >> 20, pattern);
             }
-            time(world, "first-checkpoint", pattern, total, seconds, false, () -> checkpoint.write("field", array,
-                local));
+            if (computeSeconds > 0) {
+                // a job computes before its first checkpoint; the checkpoint's warm-up runs meanwhile
+                try {
+                    Thread.sleep((long) (computeSeconds * 1000));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            time(world, "first-checkpoint", pattern, total, seconds, false, clock,
+                () -> checkpoint.write("field", array, local));
             for (int round = 0; round < rounds; round++) {
-                time(world, "raw-write", pattern, total, seconds, false, () -> {
-                    try (ParallelFile f = ParallelFile.open(world, raw, EnumSet.of(Mode.CREATE, Mode.WRONLY),
-                        Hints.of(hints))) {
+                // into a new file, as a checkpoint writes
+                world.barrier();
+                if (world.rank() == 0) {
+                    Locations.deleteIfExists(raw);
+                }
+                time(world, "raw-write", pattern, total, seconds, false, clock, () -> {
+                    try (ParallelFile f = ParallelFile.open(world, raw, EnumSet.of(Mode.CREATE, Mode.EXCL,
+                        Mode.WRONLY), Hints.of(hints))) {
                         f.setView(0, Datatype.DOUBLE, array.local().filetype(), DataRepresentation.NATIVE);
                         f.writeAll(local, local.length, Datatype.DOUBLE);
                         f.sync();
                     }
                     return null;
                 });
-                time(world, "checkpoint-write", pattern, total, seconds, false, () -> checkpoint.write("field", array,
-                    local));
+                time(world, "checkpoint-write", pattern, total, seconds, false, clock,
+                    () -> checkpoint.write("field", array, local));
                 Arrays.fill(local, -1);
-                time(world, "raw-read", pattern, total, seconds, true, () -> {
+                time(world, "raw-read", pattern, total, seconds, true, clock, () -> {
                     try (ParallelFile f = ParallelFile.open(world, raw, EnumSet.of(Mode.RDONLY), Hints.of(hints))) {
                         f.setView(0, Datatype.DOUBLE, array.local().filetype(), DataRepresentation.NATIVE);
                         f.readAll(local, local.length, Datatype.DOUBLE);
@@ -73,15 +89,15 @@ final class CheckpointBenchmark {
                 });
                 check(world, array, local, "the raw read");
                 Arrays.fill(local, -1);
-                time(world, "restore", pattern, total, seconds, true, () -> {
+                time(world, "restore", pattern, total, seconds, true, clock, () -> {
                     checkpoint.restore("field", array, local);
                     return null;
                 });
                 check(world, array, local, "the restore");
                 if (world.size() > 1) {
-                    restoreOnFewer(world, pattern, n, checkpoint, total, seconds);
+                    restoreOnFewer(world, pattern, n, checkpoint, total, seconds, clock);
                 }
-                time(world, "verify", pattern, total, seconds, true, () -> {
+                time(world, "verify", pattern, total, seconds, true, clock, () -> {
                     checkpoint.verify(world);
                     return null;
                 });
@@ -98,12 +114,12 @@ final class CheckpointBenchmark {
     /** Restores on every rank but the last: BLOCK on their own grid, or CYCLIC(1) over the last dimension. */
     private static void restoreOnFewer(final Communicator world, final String pattern, final long n,
                                        final Checkpoint checkpoint, final long total,
-                                       final Map<String, List<Double>> seconds) {
+                                       final Map<String, List<Double>> seconds, final PhaseClock clock) {
         final Communicator fewer = world.split(world.rank() < world.size() - 1 ? 0 : Communicator.UNDEFINED, 0);
         final String other = pattern.equals("cyclic") ? "cyclic" : "block";
         final DistributedArray<double[]> array = fewer == null ? null : IoBenchmark.array(other, fewer, n);
         final double[] back = array == null ? null : array.allocate();
-        time(world, "restore-fewer", pattern, total, seconds, true, () -> {
+        time(world, "restore-fewer", pattern, total, seconds, true, clock, () -> {
             if (fewer != null) {
                 checkpoint.restore("field", array, back);
             }
@@ -124,7 +140,7 @@ final class CheckpointBenchmark {
 
     /** Times one collective phase on every rank (the slowest rank's time), after dropping the page cache if asked. */
     private static void time(final Communicator world, final String phase, final String pattern, final long bytes,
-                             final Map<String, List<Double>> seconds, final boolean cold,
+                             final Map<String, List<Double>> seconds, final boolean cold, final PhaseClock clock,
                              final Supplier<Object> body) {
         world.barrier();
         if (cold && world.rank() == 0) {
@@ -132,12 +148,17 @@ final class CheckpointBenchmark {
         }
         world.barrier();
         final long t0 = System.nanoTime();
+        clock.start();
         body.get();
         final double slowest = world.allreduce((System.nanoTime() - t0) / 1e9, Op.MAX);
         seconds.computeIfAbsent(phase, p -> new ArrayList<>()).add(slowest);
         if (world.rank() == 0) {
             System.out.printf(Locale.ROOT, "%s %s %d %.1f %.3f%n", phase, pattern, world.size(),
                 bytes / 1048576.0 / slowest, slowest);
+            final String phases = clock.taken();
+            if (!phases.isEmpty()) {
+                System.out.println("# " + phase + " on rank 0:" + phases);
+            }
         }
     }
 
@@ -167,6 +188,39 @@ final class CheckpointBenchmark {
         if (rate.containsKey(phase) && rate.containsKey(against)) {
             System.out.printf(Locale.ROOT, "# ratio %s / %s %.2f%n", phase, against,
                 rate.get(phase) / rate.get(against));
+        }
+    }
+
+    /** Seconds each checkpoint phase took on this rank: a phase lasts until the next one starts. */
+    private static final class PhaseClock implements CheckpointListener {
+        private final StringBuilder taken = new StringBuilder();
+        private Phase current;
+        private long since;
+
+        void start() {
+            current = null;
+            taken.setLength(0);
+        }
+
+        /** @return the phases since {@link #start}, each with its seconds */
+        String taken() {
+            if (current != null) {
+                taken.append(String.format(Locale.ROOT, " %s %.3f", current, (System.nanoTime() - since) / 1e9));
+                current = null;
+            }
+            return taken.toString();
+        }
+
+        @Override
+        public void progress(final Phase phase, final long done, final long total) {
+            if (phase != current) {
+                final long now = System.nanoTime();
+                if (current != null) {
+                    taken.append(String.format(Locale.ROOT, " %s %.3f", current, (now - since) / 1e9));
+                }
+                current = phase;
+                since = now;
+            }
         }
     }
 }

@@ -22,14 +22,20 @@ public interface CheckpointListener {
         AGREE,
         /** The arrays' data is exchanged among the ranks and written, round by round. */
         WRITE,
-        /** The written data's checksums are computed. */
+        /**
+         * The checksums summed as the data was written are joined; chunks that could not be summed so (and, with
+         * the {@code pario_verify_after_write} hint, all) are read back.
+         */
         CHECKSUM,
         /** The header is written, the file synced and published under its name. */
         COMMIT,
-        /** The checksums of the data to restore are verified. */
-        VERIFY,
-        /** The data is read and exchanged among the ranks, round by round. */
-        READ
+        /** The data is read and exchanged among the ranks, round by round, its checksums summed as it passes. */
+        READ,
+        /**
+         * The checksums are checked: in a restore, those summed while reading, and chunks that could not be summed
+         * so are read again; in {@link Checkpoint#verify}, every chunk is read.
+         */
+        VERIFY
     }
 
     /**

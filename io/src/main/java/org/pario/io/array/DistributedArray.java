@@ -64,7 +64,9 @@ public final class DistributedArray<T> {
         Objects.requireNonNull(element, "element");
         Objects.requireNonNull(shape, "shape");
         final Dist[] d = dists == null || dists.length == 0 ? blocks(shape.length) : dists.clone();
-        return new DistributedArray<>(comm, shape.clone(), element, d, null, Order.C);
+        final DistributedArray<T> array = new DistributedArray<>(comm, shape.clone(), element, d, null, Order.C);
+        CheckpointWarmup.startOnce(array);
+        return array;
     }
 
     private static Dist[] blocks(final int n) {

@@ -107,15 +107,42 @@ public final class LocalStorageProvider implements StorageProvider {
         if (Files.exists(target, LinkOption.NOFOLLOW_LINKS) && !Files.isRegularFile(target, LinkOption.NOFOLLOW_LINKS)) {
             throw new IOException(to + " is not a regular file; only a file is replaced");
         }
+        // the replaced file's blocks are freed when its last reference goes: held open across the rename and let go
+        // on a thread of its own, the freeing of a large file's extents (tenths of a second per GiB) leaves the
+        // commit's critical path
+        FileChannel replaced = null;
         try {
-            Files.move(path(from), target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        } catch (AtomicMoveNotSupportedException e) {
-            Files.move(path(from), target, StandardCopyOption.REPLACE_EXISTING);
+            replaced = FileChannel.open(target, StandardOpenOption.READ);
+        } catch (IOException absentOrUnreadable) {
+            // nothing to hold: the rename frees what it replaces, if anything
         }
-        try (FileChannel dir = FileChannel.open(target.getParent(), StandardOpenOption.READ)) {
-            dir.force(true);
-        } catch (IOException ignored) {
-            // some file systems cannot sync a directory; the rename itself is done
+        try {
+            try {
+                Files.move(path(from), target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            } catch (AtomicMoveNotSupportedException e) {
+                Files.move(path(from), target, StandardCopyOption.REPLACE_EXISTING);
+            }
+            try (FileChannel dir = FileChannel.open(target.getParent(), StandardOpenOption.READ)) {
+                dir.force(true);
+            } catch (IOException ignored) {
+                // some file systems cannot sync a directory; the rename itself is done
+            }
+        } finally {
+            if (replaced != null) {
+                letGo(replaced);
+            }
         }
+    }
+
+    private static void letGo(final FileChannel replaced) {
+        final Thread t = new Thread(() -> {
+            try {
+                replaced.close();
+            } catch (IOException ignored) {
+                // the file is gone from the directory either way
+            }
+        }, "pario-free-replaced");
+        t.setDaemon(true);
+        t.start();
     }
 }

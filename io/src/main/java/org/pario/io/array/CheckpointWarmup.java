@@ -1,0 +1,64 @@
+package org.pario.io.array;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Runs once per JVM, on a background thread, the code of a checkpoint that does not depend on the data or the other
+ * ranks: the header's JSON codec, the time format, the flight-recorder event, the checksum arithmetic. A JVM's first
+ * checkpoint otherwise loads and first runs all of it inside the collective call (some 2,000 classes; most of a
+ * second per rank when four JVMs start at once on two cores). Started when the first distributed array is made,
+ * which is usually long before the first checkpoint; a checkpoint that comes sooner only shares the work.
+ */
+final class CheckpointWarmup {
+    /** Once per JVM: warming is idempotent, and a second run would find everything loaded. */
+    private static final AtomicBoolean STARTED = new AtomicBoolean();
+
+    private CheckpointWarmup() {
+    }
+
+    /** Starts the warm-up with {@code array}'s layout, unless it has started before in this JVM. */
+    static void startOnce(final DistributedArray<?> array) {
+        if (!STARTED.compareAndSet(false, true)) {
+            return;
+        }
+        final Thread t = new Thread(() -> run(array), "pario-checkpoint-warmup");
+        t.setDaemon(true);
+        t.setPriority(Thread.MIN_PRIORITY);
+        t.start();
+    }
+
+    private static void run(final DistributedArray<?> a) {
+        try {
+            final long bytes = Math.multiplyExact(a.globalCount(), a.elementType().extent());
+            final StoredArray stored = new StoredArray("warm-up", a.shape(), a.elementType(), a.order(),
+                List.of(a.dists()), a.grid(), Attributes.builder().put("units", "K").build(), 0, bytes,
+                new long[(int) Math.min(1 << 20, (bytes + CheckpointWriter.CHUNK - 1) / CheckpointWriter.CHUNK)]);
+            final CheckpointHeader planned = new CheckpointHeader(HeaderCodec.VERSION, CheckpointWriter.CHUNK,
+                Instant.now().truncatedTo(ChronoUnit.MILLIS), a.comm().size(), Attributes.builder().put("step", 1)
+                .put("time", 0.5).put("name", "warm-up").build(), List.of(stored));
+            final String json = HeaderCodec.json(planned);
+            final long first = HeaderCodec.firstOffset(json.getBytes(StandardCharsets.UTF_8).length + 64L);
+            final CheckpointHeader h = planned.withArrays(List.of(stored.placed(first)));
+            final ByteBuffer encoded = HeaderCodec.encode(h);
+            HeaderCodec.parse(HeaderCodec.json(h), encoded.remaining(), "warm-up");
+            final CheckpointPhaseEvent event = new CheckpointPhaseEvent();
+            event.begin();
+            event.end();
+            // the arithmetic that joins in-flight checksums, until the compiler has taken it
+            int sum = 0;
+            for (int i = 0; i < 20_000; i++) {
+                sum ^= Crc32c.contribution(Crc32c.of(ByteBuffer.allocate(64)), 64, i * 4096L);
+            }
+            if (sum == 42) {
+                Thread.yield(); // keeps the loop's result alive
+            }
+        } catch (RuntimeException | Error ignored) {
+            // a warm-up only: whatever fails here fails again, with its proper error, in the checkpoint itself
+        }
+    }
+}
