@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import org.pario.ErrorCategory;
 import org.pario.ParioException;
 import org.pario.comm.Communicator;
+import org.pario.comm.Op;
 import org.pario.datatypes.Datatype;
 
 /**
@@ -53,6 +54,19 @@ public final class Agreement {
         final ErrorCategory category = ErrorCategory.values()[Integer.parseInt(s.substring(0, colon))];
         final String prefix = alreadyAgreed ? "" : "rank " + first + ": ";
         throw new ParioException(category, prefix + s.substring(colon + 1), local, true);
+    }
+
+    /**
+     * Collective: the smallest and largest of every rank's {@code value}, from one allreduce. The maximum travels as
+     * its bitwise complement, which reverses the order without the overflow negation would have at
+     * {@code Long.MIN_VALUE}.
+     *
+     * @return {@code {min, max}}
+     */
+    static long[] range(final Communicator comm, final long value) {
+        final long[] minAndComplementedMax = new long[2];
+        comm.allreduce(new long[] {value, ~value}, minAndComplementedMax, 2, Datatype.LONG, Op.MIN);
+        return new long[] {minAndComplementedMax[0], ~minAndComplementedMax[1]};
     }
 
     static ParioException asPario(final Throwable t) {

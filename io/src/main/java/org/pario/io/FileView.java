@@ -2,6 +2,9 @@ package org.pario.io;
 
 import java.util.Objects;
 
+import org.pario.ParioException;
+import org.pario.datatypes.Combiner;
+import org.pario.datatypes.Cursor;
 import org.pario.datatypes.DataRepresentation;
 import org.pario.datatypes.Datatype;
 
@@ -24,5 +27,43 @@ public record FileView(long disp, Datatype etype, Datatype filetype, DataReprese
         Objects.requireNonNull(etype, "etype");
         Objects.requireNonNull(filetype, "filetype");
         Objects.requireNonNull(datarep, "datarep");
+    }
+
+    /**
+     * {@code MPI_File_get_byte_offset}.
+     *
+     * @param offset a view offset, in etypes
+     * @return the absolute byte offset in the file where that etype lies
+     */
+    public long byteOffset(final long offset) {
+        final long stream = Math.multiplyExact(offset, etype.size());
+        final long fsize = filetype.size();
+        if (fsize == 0) {
+            throw ParioException.argument("byteOffset: the filetype holds no data");
+        }
+        final long tiles = stream / fsize + 1;
+        final Cursor c = filetype.cursor(tiles).seek(stream);
+        if (!c.next()) {
+            throw new IllegalStateException("no run at stream position " + stream);
+        }
+        return disp + c.offset();
+    }
+
+    /**
+     * {@code MPI_File_get_type_extent}: the extent of a type as this view's data representation lays it out.
+     *
+     * @param type a datatype
+     * @return its extent in the file, in bytes
+     */
+    public long typeExtent(final Datatype type) {
+        final DataRepresentation rep = Views.packing(this);
+        if (type.size(rep) == type.size()) {
+            return type.extent();
+        }
+        if (type.combiner() == Combiner.NAMED) {
+            return type.size(rep);
+        }
+        throw ParioException.argument("typeExtent: " + type + " changes size in " + rep.mpiName()
+            + " and is not a basic type, so its layout in the file is not defined");
     }
 }

@@ -11,12 +11,9 @@ import java.util.function.UnaryOperator;
 import org.pario.ErrorCategory;
 import org.pario.ParioException;
 import org.pario.comm.Communicator;
-import org.pario.comm.Op;
 import org.pario.comm.Request;
 import org.pario.comm.Status;
 import org.pario.datatypes.BufferTypes;
-import org.pario.datatypes.Combiner;
-import org.pario.datatypes.Cursor;
 import org.pario.datatypes.DataRepresentation;
 import org.pario.datatypes.Datatype;
 import org.pario.datatypes.Memory;
@@ -154,19 +151,10 @@ public final class ParallelFile implements AutoCloseable {
         v = candidate;
         Agreement.agree(comm, failure);
         if (comm.rank() == 0) {
-            // no rank can use the shared pointer before the allgather below, which waits for this rank
+            // no rank can use the shared pointer before the allgather of the views, which waits for this rank
             shared.setOnRoot(0);
         }
-        final long[] mine = {v.etype().extent(), v.datarep().ordinal()};
-        final long[] all = new long[2 * comm.size()];
-        comm.allgather(mine, 2, Datatype.LONG, all, 2, Datatype.LONG);
-        for (int r = 0; r < comm.size(); r++) {
-            if (all[2 * r] != mine[0] || all[2 * r + 1] != mine[1]) {
-                throw ParioException.argument("setView: every rank must use the same datarep and etype extent; rank "
-                    + r + " has extent " + all[2 * r] + " and " + DataRepresentation.values()[(int) all[2 * r + 1]]
-                    + ", this rank " + mine[0] + " and " + datarep);
-            }
-        }
+        // learns every rank's view, and fails on every rank alike unless they share datarep and etype extent
         twoPhase.setViews(v, monotone);
         view = v;
         pointer = 0;
@@ -207,17 +195,7 @@ public final class ParallelFile implements AutoCloseable {
      * @return the absolute byte offset in the file where that etype lies
      */
     public long byteOffset(final long offset) {
-        final long stream = Math.multiplyExact(offset, view.etype().size());
-        final long fsize = view.filetype().size();
-        if (fsize == 0) {
-            throw ParioException.argument("byteOffset: the filetype holds no data");
-        }
-        final long tiles = stream / fsize + 1;
-        final Cursor c = view.filetype().cursor(tiles).seek(stream);
-        if (!c.next()) {
-            throw new IllegalStateException("no run at stream position " + stream);
-        }
-        return view.disp() + c.offset();
+        return view.byteOffset(offset);
     }
 
     // ------------------------------------------------------------------ data access
@@ -317,15 +295,7 @@ public final class ParallelFile implements AutoCloseable {
      * @return its extent in the file, in bytes
      */
     public long typeExtent(final Datatype type) {
-        final DataRepresentation rep = Views.packing(view);
-        if (type.size(rep) == type.size()) {
-            return type.extent();
-        }
-        if (type.combiner() == Combiner.NAMED) {
-            return type.size(rep);
-        }
-        throw ParioException.argument("typeExtent: " + type + " changes size in " + rep.mpiName()
-            + " and is not a basic type, so its layout in the file is not defined");
+        return view.typeExtent(type);
     }
 
     /**
@@ -335,7 +305,7 @@ public final class ParallelFile implements AutoCloseable {
      */
     public void setAtomicity(final boolean on) {
         checkOpen();
-        final long[] range = rangeOverRanks(on ? 1 : 0);
+        final long[] range = Agreement.range(comm, on ? 1 : 0);
         if (range[0] != range[1]) {
             throw new ParioException(ErrorCategory.ARGUMENT, "setAtomicity: every rank must pass the same value",
                 null, true);
@@ -527,6 +497,7 @@ public final class ParallelFile implements AutoCloseable {
         return shared.reserveInRankOrder(etypes);
     }
 
+
     /**
      * {@code MPI_File_seek_shared} with {@code MPI_SEEK_SET}, collective: every rank must pass the same offset.
      *
@@ -534,23 +505,12 @@ public final class ParallelFile implements AutoCloseable {
      */
     public void seekShared(final long offset) {
         checkOpen();
-        final long[] range = rangeOverRanks(offset);
+        final long[] range = Agreement.range(comm, offset);
         if (range[0] != range[1] || offset < 0) {
             throw new ParioException(ErrorCategory.ARGUMENT, "seekShared: every rank must pass the same offset >= 0, "
                 + "got " + range[0] + " to " + range[1], null, true);
         }
         shared.seekCollectively(offset);
-    }
-
-    /**
-     * Collective: the smallest and largest of every rank's {@code value}, from one allreduce. The maximum travels as
-     * its bitwise complement, which reverses the order without the overflow negation would have at
-     * {@code Long.MIN_VALUE}.
-     */
-    private long[] rangeOverRanks(final long value) {
-        final long[] minAndComplementedMax = new long[2];
-        comm.allreduce(new long[] {value, ~value}, minAndComplementedMax, 2, Datatype.LONG, Op.MIN);
-        return new long[] {minAndComplementedMax[0], ~minAndComplementedMax[1]};
     }
 
     /** @return the shared file pointer, in etypes ({@code MPI_File_get_position_shared}); not collective */
@@ -587,7 +547,7 @@ public final class ParallelFile implements AutoCloseable {
     public void setSize(final long size) {
         checkOpen();
         Throwable failure = null;
-        final long[] range = rangeOverRanks(size);
+        final long[] range = Agreement.range(comm, size);
         if (range[0] != range[1]) {
             failure = ParioException.argument("setSize: every rank must pass the same size; got " + range[0] + " to "
                 + range[1]);

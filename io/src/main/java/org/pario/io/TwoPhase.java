@@ -108,6 +108,13 @@ final class TwoPhase {
                 DataRepresentation.of(parts[3]));
             m[r] = Boolean.parseBoolean(parts[4]);
         }
+        for (int r = 1; r < v.length; r++) {
+            if (v[r].etype().extent() != v[0].etype().extent() || v[r].datarep() != v[0].datarep()) {
+                throw new ParioException(ErrorCategory.ARGUMENT, "setView: every rank must use the same datarep and "
+                    + "etype extent; rank " + r + " has extent " + v[r].etype().extent() + " and " + v[r].datarep()
+                    + ", rank 0 " + v[0].etype().extent() + " and " + v[0].datarep(), null, true);
+            }
+        }
         views = v;
         monotone = m;
     }
