@@ -172,8 +172,9 @@ final class DemoCommand implements Callable<Integer> {
                 System.out.printf(Locale.ROOT, "%s on %d JVM ranks: %s%n", write ? "Wrote" : "Restored", world.size(),
                     a);
                 System.out.printf(Locale.ROOT, "  %d MiB in %.2f s: %.1f MiB/s%s%n", bytes >> 20, slowest,
-                    bytes / 1048576.0 / slowest, write ? " (collective write, sync, read-back checksums, atomic "
-                        + "rename)" : " (checksums verified, collective read)");
+                    bytes / 1048576.0 / slowest, write ? " (collective write with checksums as the data passes, "
+                        + "sync, atomic rename; the JVMs' first)"
+                    : " (collective read, checksums verified as the data passes)");
                 if (!write) {
                     if (bad != 0) {
                         throw new IllegalStateException(bad + " restored values are wrong");
