@@ -79,18 +79,8 @@ final class BenchCommand implements Runnable {
         @Spec
         private picocli.CommandLine.Model.CommandSpec spec;
 
-        @Option(names = {"-n", "--ranks"}, defaultValue = "4", paramLabel = "N",
-            description = "Number of ranks (default: ${DEFAULT-VALUE}).")
-        private int ranks;
-
-        @Option(names = "--size", defaultValue = "512", paramLabel = "EDGE",
-            description = "Elements per dimension (default: ${DEFAULT-VALUE}: 1 GiB).")
-        private long size;
-
-        @Option(names = "--pattern", defaultValue = "block", paramLabel = "block|AxBxC|cyclic",
-            description = "BLOCK on a balanced grid of the N ranks, BLOCK on the grid AxBxC, or CYCLIC(1) on the "
-                + "last dimension (default: ${DEFAULT-VALUE}: 2x2x1 for 4 ranks, 2x1x1 for 2).")
-        private String pattern;
+        @picocli.CommandLine.Mixin
+        private ArrayBenchOptions array;
 
         @Option(names = "--file", defaultValue = "pario-bench-io.bin", paramLabel = "PATH",
             description = "The file to write and read, a path or an hdfs:// URI, deleted afterwards "
@@ -115,24 +105,21 @@ final class BenchCommand implements Runnable {
                     "--warmup must be in [0, 1], got " + warmup);
             }
             if (worker) {
-                IoBenchmark.run(size, pattern, file, hint.values, warmup);
+                IoBenchmark.run(array.size, array.pattern, file, hint.values, warmup);
                 return 0;
             }
-            RankCounts.jvms("-n", ranks, 1);
-            IoBenchmark.check(pattern, ranks, size);
+            array.check();
             final String path = Locations.scratch("--file", file, existing -> false);
             Locations.scratch("--file", file + ".warmup", existing -> false);
             final List<String> command = Jvm.command("-Xmx3g");
-            command.addAll(List.of(Main.class.getName(), "bench", "io", "--worker", "--size", Long.toString(size), "--pattern", pattern, "--file", path,
-                "--warmup", Double.toString(warmup)));
+            command.addAll(List.of(Main.class.getName(), "bench", "io", "--worker", "--size",
+                Long.toString(array.size), "--pattern", array.pattern, "--file", path, "--warmup",
+                Double.toString(warmup)));
             // checked here, so that a bad hint fails before any rank starts
             hint.hints();
-            for (final java.util.Map.Entry<String, String> h : hint.values.entrySet()) {
-                command.add("--hint");
-                command.add(h.getKey() + "=" + h.getValue());
-            }
+            hint.forward(command);
             try {
-                return LaunchCommand.launch(ranks, "127.0.0.1", 60, command, spec.commandLine().getOut(),
+                return LaunchCommand.launch(array.ranks, "127.0.0.1", 60, command, spec.commandLine().getOut(),
                     spec.commandLine().getErr(), true);
             } finally {
                 Locations.deleteIfExists(path);
@@ -153,17 +140,8 @@ final class BenchCommand implements Runnable {
         @Spec
         private picocli.CommandLine.Model.CommandSpec spec;
 
-        @Option(names = {"-n", "--ranks"}, defaultValue = "4", paramLabel = "N",
-            description = "Number of ranks (default: ${DEFAULT-VALUE}).")
-        private int ranks;
-
-        @Option(names = "--size", defaultValue = "512", paramLabel = "EDGE",
-            description = "Elements per dimension (default: ${DEFAULT-VALUE}: 1 GiB).")
-        private long size;
-
-        @Option(names = "--pattern", defaultValue = "block", paramLabel = "block|AxBxC|cyclic",
-            description = "As for pario bench io (default: ${DEFAULT-VALUE}).")
-        private String pattern;
+        @picocli.CommandLine.Mixin
+        private ArrayBenchOptions array;
 
         @Option(names = "--rounds", defaultValue = "3", paramLabel = "R",
             description = "Rounds of the warm phases (default: ${DEFAULT-VALUE}).")
@@ -197,25 +175,21 @@ final class BenchCommand implements Runnable {
                     "--compute must be in [0, 3600] seconds, got " + compute);
             }
             if (worker) {
-                CheckpointBenchmark.run(size, pattern, file, hint.values, rounds, compute);
+                CheckpointBenchmark.run(array.size, array.pattern, file, hint.values, rounds, compute);
                 return 0;
             }
-            RankCounts.jvms("-n", ranks, 1);
-            IoBenchmark.check(pattern, ranks, size);
+            array.check();
             final String prefix = Locations.scratch("--file", file, existing -> false);
             Locations.scratch("--file", file + ".raw", existing -> false);
             Locations.scratch("--file", file + ".ckpt", existing -> false);
             hint.hints();
             final List<String> command = Jvm.command("-Xmx3g");
             command.addAll(List.of(Main.class.getName(), "bench", "checkpoint", "--worker", "--size",
-                Long.toString(size), "--pattern", pattern, "--file", prefix, "--rounds", Integer.toString(rounds),
-                "--compute", Double.toString(compute)));
-            for (final java.util.Map.Entry<String, String> h : hint.values.entrySet()) {
-                command.add("--hint");
-                command.add(h.getKey() + "=" + h.getValue());
-            }
+                Long.toString(array.size), "--pattern", array.pattern, "--file", prefix, "--rounds",
+                Integer.toString(rounds), "--compute", Double.toString(compute)));
+            hint.forward(command);
             try {
-                return LaunchCommand.launch(ranks, "127.0.0.1", 60, command, spec.commandLine().getOut(),
+                return LaunchCommand.launch(array.ranks, "127.0.0.1", 60, command, spec.commandLine().getOut(),
                     spec.commandLine().getErr(), true);
             } finally {
                 Locations.deleteIfExists(prefix + ".raw");

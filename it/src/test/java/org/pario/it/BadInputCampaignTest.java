@@ -168,7 +168,9 @@ class BadInputCampaignTest {
         for (final String[] a : new String[][] {{"io", "-n", "0"}, {"io", "-n", "3", "--pattern", "2x2x1"},
             {"io", "--size", "0"}, {"io", "--size", "100000"}, {"io", "--pattern", "spiral"},
             {"io", "--warmup", "2"}, {"io", "--file", precious.toString()}, {"io", "-n", "1000"},
-            {"comm", "-n", "0"}, {"comm", "-n", "1"}, {"comm", "-n", "100000"}}) {
+            {"comm", "-n", "0"}, {"comm", "-n", "1"}, {"comm", "-n", "100000"}, {"checkpoint", "--rounds", "0"},
+            {"checkpoint", "--compute", "-1"}, {"checkpoint", "-n", "3", "--pattern", "2x2x1"},
+            {"checkpoint", "--size", "100000"}, {"checkpoint", "--file", precious.toString()}}) {
             final List<String> args = new ArrayList<>(List.of("bench"));
             args.addAll(List.of(a));
             attempt("bench " + a[0], args.toArray(new String[0]));

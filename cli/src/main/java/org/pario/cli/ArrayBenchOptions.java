@@ -1,0 +1,28 @@
+package org.pario.cli;
+
+import picocli.CommandLine.Option;
+
+/**
+ * The array the I/O benchmarks move, and the ranks that move it: {@code -n}, {@code --size}, {@code --pattern}
+ * ({@link IoBenchmark#array}).
+ */
+final class ArrayBenchOptions {
+    @Option(names = {"-n", "--ranks"}, defaultValue = "4", paramLabel = "N",
+        description = "Number of ranks (default: ${DEFAULT-VALUE}).")
+    int ranks;
+
+    @Option(names = "--size", defaultValue = "512", paramLabel = "EDGE",
+        description = "Elements per dimension (default: ${DEFAULT-VALUE}: 1 GiB).")
+    long size;
+
+    @Option(names = "--pattern", defaultValue = "block", paramLabel = "block|AxBxC|cyclic",
+        description = "BLOCK on a balanced grid of the N ranks, BLOCK on the grid AxBxC, or CYCLIC(1) on the "
+            + "last dimension (default: ${DEFAULT-VALUE}: 2x2x1 for 4 ranks, 2x1x1 for 2).")
+    String pattern;
+
+    /** Fails before any rank starts when the ranks, size and pattern do not fit together. */
+    void check() {
+        RankCounts.jvms("-n", ranks, 1);
+        IoBenchmark.check(pattern, ranks, size);
+    }
+}
