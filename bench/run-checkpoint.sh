@@ -9,7 +9,9 @@
 # previous one, and every read PARIO_BENCH_READ_SETTLE seconds after the page cache was dropped (bench/run-io.sh
 # says why).
 # Usage: bench/run-checkpoint.sh [EDGE] [DIR]   (default: 512 = 1 GiB, in bench/target/checkpoint);
-#        PARIO_BENCH_REPS=N; PARIO_BENCH_PATTERNS="2x2x1 cyclic"
+#        PARIO_BENCH_REPS=N; PARIO_BENCH_PATTERNS="2x2x1 cyclic"; PARIO_BENCH_ROUNDS=R (default 2) rounds in each
+#        Pario job, of which only the last counts for the warm phases (the first checkpoint counts once a job);
+#        PARIO_BENCH_STACKS="pario hdf5" (default both)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 out="$root/bench/target/checkpoint"
@@ -33,19 +35,27 @@ limit=${PARIO_BENCH_LIMIT:-900}
 reps=${PARIO_BENCH_REPS:-3}
 results="$out/results.txt"
 : > "$results"
+rounds=${PARIO_BENCH_ROUNDS:-2}
+stacks=${PARIO_BENCH_STACKS:-pario hdf5}
 run() { # label command...
     local label=$1; shift
-    timeout "$limit" "$@" 2>/dev/null | awk -v l="$label" '/^[a-z0-9-]+ [a-z0-9x]+ [0-9]+ [0-9.]+ [0-9.]+$/ {
-        print l, $0 }' >> "$results" || true
+    # a Pario job's warm phases count in its last round only; its first checkpoint, and HDF5's lines, always
+    timeout "$limit" "$@" 2>/dev/null | awk -v l="$label" -v last="$rounds" '/^# round / { round = $3 }
+        /^[a-z0-9-]+ [a-z0-9x]+ [0-9]+ [0-9.]+ [0-9.]+$/ {
+            if (l != "Pario" || $1 == "first-checkpoint" || round == last) print l, $0 }' >> "$results" || true
     rm -f "$dir"/run-checkpoint*
     sleep "$settle"
 }
 for ((i = 0; i < reps; i++)); do
     for p in ${PARIO_BENCH_PATTERNS:-2x2x1 cyclic}; do
-        run Pario java -jar "$root/cli/target/pario.jar" bench checkpoint -n 4 --size "$edge" --pattern "$p" \
-            --rounds 1 --file "$dir/run-checkpoint"
-        run HDF5 mpiexec.mpich -n 4 "$out/hdf5_checkpoint" "$p" "$edge" "$dir/run-checkpoint.h5" contiguous 1
-        run HDF5 mpiexec.mpich -n 4 "$out/hdf5_checkpoint" "$p" "$edge" "$dir/run-checkpoint.h5" chunked 1
+        if [[ " $stacks " == *" pario "* ]]; then
+            run Pario java -jar "$root/cli/target/pario.jar" bench checkpoint -n 4 --size "$edge" --pattern "$p" \
+                --rounds "$rounds" --file "$dir/run-checkpoint"
+        fi
+        if [[ " $stacks " == *" hdf5 "* ]]; then
+            run HDF5 mpiexec.mpich -n 4 "$out/hdf5_checkpoint" "$p" "$edge" "$dir/run-checkpoint.h5" contiguous 1
+            run HDF5 mpiexec.mpich -n 4 "$out/hdf5_checkpoint" "$p" "$edge" "$dir/run-checkpoint.h5" chunked 1
+        fi
     done
 done
 awk '
@@ -69,7 +79,7 @@ awk '
             printf "%s: checkpoint/raw write %.2f, restore/raw read %.2f, first/warm checkpoint %.2f, restore on 3/restore on 4 %.2f\n", p,
                 m["checkpoint-write " p] / m["raw-write " p], m["restore " p] / m["raw-read " p],
                 m["first-checkpoint " p] / m["checkpoint-write " p], m["restore-fewer " p] / m["restore " p]
-            printf "%s: checkpoint/HDF5 contiguous write %.2f, chunked+fletcher32 %.2f; restore/HDF5 contiguous read %.2f, chunked %.2f\n", p,
+            if (("hdf5-contiguous-write " p) in m) printf "%s: checkpoint/HDF5 contiguous write %.2f, chunked+fletcher32 %.2f; restore/HDF5 contiguous read %.2f, chunked %.2f\n", p,
                 m["checkpoint-write " p] / m["hdf5-contiguous-write " p], m["checkpoint-write " p] / m["hdf5-chunked-write " p],
                 m["restore " p] / m["hdf5-contiguous-read " p], m["restore " p] / m["hdf5-chunked-read " p]
         }

@@ -63,6 +63,9 @@ final class CheckpointBenchmark {
             time(world, "first-checkpoint", pattern, total, seconds, false, clock,
                 () -> checkpoint.write("field", array, local));
             for (int round = 0; round < rounds; round++) {
+                if (world.rank() == 0) {
+                    System.out.println("# round " + (round + 1));
+                }
                 // into a new file, as a checkpoint writes
                 world.barrier();
                 if (world.rank() == 0) {
