@@ -16,21 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static void pause_for(const char *variable) {
-    const char *seconds = getenv(variable);
-    if (seconds && *seconds) usleep((useconds_t) (atof(seconds) * 1e6));
-}
-
-static void drop_caches(void) {
-    FILE *f = fopen("/proc/sys/vm/drop_caches", "w");
-    if (!f) {
-        printf("# could not drop the page cache (not root): the read may come from memory\n");
-    } else {
-        fputs("3", f);
-        fclose(f);
-    }
-    pause_for("PARIO_BENCH_READ_SETTLE");
-}
+#include "bench_common.h"
 
 static void report(const char *phase, const char *pattern, int size, long long bytes, double t0) {
     double mine = MPI_Wtime() - t0, slowest;

@@ -1,5 +1,9 @@
 package org.pario.cli;
 
+import java.util.ArrayList;
+import java.util.List;
+
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 
 /**
@@ -24,5 +28,30 @@ final class ArrayBenchOptions {
     void check() {
         RankCounts.jvms("-n", ranks, 1);
         IoBenchmark.check(pattern, ranks, size);
+    }
+
+    /**
+     * Starts the benchmark's ranks ({@code pario bench NAME --worker} with these options, {@code workerArgs} and
+     * the hints), waits for them, then deletes {@code scratch}, whatever the outcome.
+     *
+     * @return the job's exit code
+     */
+    int launch(final CommandSpec spec, final String name, final List<String> workerArgs, final HintOption hint,
+               final String... scratch) throws Exception {
+        // checked here, so that a bad hint fails before any rank starts
+        hint.hints();
+        final List<String> command = new ArrayList<>(Jvm.command("-Xmx3g"));
+        command.addAll(List.of(Main.class.getName(), "bench", name, "--worker", "--size", Long.toString(size),
+            "--pattern", pattern));
+        command.addAll(workerArgs);
+        hint.forward(command);
+        try {
+            return LaunchCommand.launch(ranks, "127.0.0.1", 60, command, spec.commandLine().getOut(),
+                spec.commandLine().getErr(), true);
+        } finally {
+            for (final String file : scratch) {
+                Locations.deleteIfExists(file);
+            }
+        }
     }
 }

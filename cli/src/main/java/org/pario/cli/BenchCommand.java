@@ -111,20 +111,8 @@ final class BenchCommand implements Runnable {
             array.check();
             final String path = Locations.scratch("--file", file, existing -> false);
             Locations.scratch("--file", file + ".warmup", existing -> false);
-            final List<String> command = Jvm.command("-Xmx3g");
-            command.addAll(List.of(Main.class.getName(), "bench", "io", "--worker", "--size",
-                Long.toString(array.size), "--pattern", array.pattern, "--file", path, "--warmup",
-                Double.toString(warmup)));
-            // checked here, so that a bad hint fails before any rank starts
-            hint.hints();
-            hint.forward(command);
-            try {
-                return LaunchCommand.launch(array.ranks, "127.0.0.1", 60, command, spec.commandLine().getOut(),
-                    spec.commandLine().getErr(), true);
-            } finally {
-                Locations.deleteIfExists(path);
-                Locations.deleteIfExists(path + ".warmup");
-            }
+            return array.launch(spec, "io", List.of("--file", path, "--warmup", Double.toString(warmup)), hint, path,
+                path + ".warmup");
         }
     }
 
@@ -182,19 +170,8 @@ final class BenchCommand implements Runnable {
             final String prefix = Locations.scratch("--file", file, existing -> false);
             Locations.scratch("--file", file + ".raw", existing -> false);
             Locations.scratch("--file", file + ".ckpt", existing -> false);
-            hint.hints();
-            final List<String> command = Jvm.command("-Xmx3g");
-            command.addAll(List.of(Main.class.getName(), "bench", "checkpoint", "--worker", "--size",
-                Long.toString(array.size), "--pattern", array.pattern, "--file", prefix, "--rounds",
-                Integer.toString(rounds), "--compute", Double.toString(compute)));
-            hint.forward(command);
-            try {
-                return LaunchCommand.launch(array.ranks, "127.0.0.1", 60, command, spec.commandLine().getOut(),
-                    spec.commandLine().getErr(), true);
-            } finally {
-                Locations.deleteIfExists(prefix + ".raw");
-                Locations.deleteIfExists(prefix + ".ckpt");
-            }
+            return array.launch(spec, "checkpoint", List.of("--file", prefix, "--rounds", Integer.toString(rounds),
+                "--compute", Double.toString(compute)), hint, prefix + ".raw", prefix + ".ckpt");
         }
     }
 }

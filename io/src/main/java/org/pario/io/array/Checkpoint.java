@@ -5,7 +5,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.EnumSet;
-import java.util.List;
 import java.util.Objects;
 
 import org.pario.ParioException;
@@ -177,9 +176,9 @@ public final class Checkpoint {
         Agreement.agree(comm, failure);
         phases.end();
         phases.begin(CheckpointListener.Phase.READ, a.bytes());
-        final InFlightChecksums sums = new InFlightChecksums(List.of(a), h.chunkBytes(), 0);
+        final InFlightChecksums sums = InFlightChecksums.ofReads(a, h.chunkBytes());
         try (ParallelFile f = ParallelFile.open(comm, location, EnumSet.of(Mode.RDONLY), hints,
-            sums::watchingReads)) {
+            sums::watching)) {
             final Datatype el = array.elementType();
             final DistributedArray<T>.Local part = array.local();
             f.setView(a.offset(), el, part.filetype(), DataRepresentation.NATIVE);

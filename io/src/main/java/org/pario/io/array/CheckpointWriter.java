@@ -210,7 +210,7 @@ public final class CheckpointWriter {
         Throwable failure;
         CheckpointHeader done = null;
         try {
-            final InFlightChecksums sums = new InFlightChecksums(planned.arrays(), planned.chunkBytes(), 0);
+            final InFlightChecksums sums = InFlightChecksums.ofWrites(planned.arrays(), planned.chunkBytes(), 0);
             writeArrays(comm, hidden, planned, 0, phases, sums);
             done = withChecksums(comm, hidden, planned, 0, phases, sums);
             phases.begin(CheckpointListener.Phase.COMMIT, HeaderCodec.PREFIX);
@@ -352,7 +352,7 @@ public final class CheckpointWriter {
         Throwable failure = null;
         CheckpointHeader done = null;
         try {
-            final InFlightChecksums sums = new InFlightChecksums(planned.arrays(), planned.chunkBytes(), first);
+            final InFlightChecksums sums = InFlightChecksums.ofWrites(planned.arrays(), planned.chunkBytes(), first);
             writeArrays(comm, data, planned, first, phases, sums);
             padStaged(comm, data, planned, first, target.hints());
             done = withChecksums(comm, data, planned, first, phases, sums);
@@ -421,7 +421,7 @@ public final class CheckpointWriter {
         final long all = planned.dataBytes();
         phases.begin(CheckpointListener.Phase.WRITE, all);
         try (ParallelFile f = ParallelFile.open(comm, file, EnumSet.of(Mode.CREATE, Mode.EXCL, Mode.RDWR),
-            target.hints(), sums::watchingWrites)) {
+            target.hints(), sums::watching)) {
             final long[] before = {0};
             f.setProgress((done, total) -> phases.progress(before[0] + done));
             for (int i = 0; i < entries.size(); i++) {

@@ -36,15 +36,12 @@ final class InFlightChecksums {
     private final int[] firstChunk;
     private final long[] sums;
     private final long[] bytes;
-    /** Whether the bytes summed were read (a restore) rather than written. */
-    private volatile boolean readsOnly;
+    /** Whether the bytes summed are the ones written (a checkpoint write) rather than read (a restore). */
+    private final boolean writing;
 
-    /**
-     * @param arrays the arrays, placed
-     * @param chunk  bytes per checksum chunk
-     * @param shift  how far before its offset in the header each array lies in the file
-     */
-    InFlightChecksums(final List<StoredArray> arrays, final long chunk, final long shift) {
+    private InFlightChecksums(final List<StoredArray> arrays, final long chunk, final long shift,
+                              final boolean writing) {
+        this.writing = writing;
         this.arrays = arrays;
         this.chunk = chunk;
         this.shift = shift;
@@ -56,15 +53,30 @@ final class InFlightChecksums {
         this.bytes = new long[sums.length];
     }
 
-    /** @return {@code storage} with every write (and any read-modify-write) this rank makes through it summed */
-    Storage watchingWrites(final Storage storage) {
-        return new Watched(storage, true);
+    /**
+     * The sums of a checkpoint write, which see every write (and any read-modify-write) this rank makes.
+     *
+     * @param arrays the arrays, placed
+     * @param chunk  bytes per checksum chunk
+     * @param shift  how far before its offset in the header each array lies in the file written
+     */
+    static InFlightChecksums ofWrites(final List<StoredArray> arrays, final long chunk, final long shift) {
+        return new InFlightChecksums(arrays, chunk, shift, true);
     }
 
-    /** @return {@code storage} with every read this rank makes through it summed */
-    Storage watchingReads(final Storage storage) {
-        readsOnly = true;
-        return new Watched(storage, false);
+    /**
+     * The sums of a restore, which see every read this rank makes.
+     *
+     * @param array the array restored, placed
+     * @param chunk bytes per checksum chunk
+     */
+    static InFlightChecksums ofReads(final StoredArray array, final long chunk) {
+        return new InFlightChecksums(List.of(array), chunk, 0, false);
+    }
+
+    /** @return {@code storage} with the accesses this rank makes through it summed */
+    Storage watching(final Storage storage) {
+        return new Watched(storage);
     }
 
     /**
@@ -90,7 +102,7 @@ final class InFlightChecksums {
                 final int at = firstChunk[a] + i;
                 // a restore may skip bytes (an element's padding, a path that reads past this decorator), which
                 // are not known to be zeros in the file as they are in a new one
-                final boolean summed = readsOnly ? allBytes[at] == length : allBytes[at] <= length;
+                final boolean summed = writing ? allBytes[at] <= length : allBytes[at] == length;
                 out[a][i] = summed ? Integer.toUnsignedLong(Crc32c.zeros(length) ^ (int) allSums[at]) : -1;
             }
         }
@@ -144,11 +156,9 @@ final class InFlightChecksums {
     /** A storage whose accesses this rank's share sees. */
     private final class Watched implements Storage {
         private final Storage inner;
-        private final boolean writing;
 
-        Watched(final Storage inner, final boolean writing) {
+        Watched(final Storage inner) {
             this.inner = inner;
-            this.writing = writing;
         }
 
         @Override
