@@ -11,6 +11,7 @@ import org.pario.ParioException;
 import org.pario.comm.Communicator;
 import org.pario.datatypes.DataRepresentation;
 import org.pario.datatypes.Datatype;
+import org.pario.datatypes.Order;
 import org.pario.io.Agreement;
 import org.pario.io.Hints;
 import org.pario.io.Mode;
@@ -190,6 +191,126 @@ public final class Checkpoint {
         phases.begin(CheckpointListener.Phase.VERIFY, a.bytes());
         Checksums.verify(comm, location, h, a, sums.joined(comm)[0]);
         phases.end();
+    }
+
+    /**
+     * Restores a region of an array into a new buffer, collectively; see
+     * {@link #restore(String, Region, DistributedArray, Object)}.
+     *
+     * @param name   the array's name in the checkpoint
+     * @param region the box of the stored array to read
+     * @param array  the region as this job distributes it: an array of shape {@code region.count()}
+     * @param <T>    the buffer class
+     * @return this rank's elements of the region, in local order
+     */
+    public <T> T restore(final String name, final Region region, final DistributedArray<T> array) {
+        final T buffer = array.allocate();
+        restore(name, region, array, buffer);
+        return buffer;
+    }
+
+    /**
+     * Restores a region of an array (a box, optionally strided) onto any number of ranks and any distribution of
+     * the region, collectively over the array's communicator. Only the checksum chunks holding some of the
+     * region's bytes are read, each once, whole, and checked as it arrives: a damaged chunk the region does not
+     * touch does not fail the call, one it touches fails it on every rank naming the chunk and array.
+     *
+     * @param name   the array's name in the checkpoint
+     * @param region the box of the stored array to read; it must lie inside the stored array
+     * @param array  the region as this job distributes it: an array of shape {@code region.count()}, in the stored
+     *               array's order, with the stored element typemap
+     * @param buffer where this rank's elements go, in local order
+     * @param <T>    the buffer class
+     * @throws ParioException on every rank naming what does not fit, or the damage found
+     */
+    public <T> void restore(final String name, final Region region, final DistributedArray<T> array,
+                            final T buffer) {
+        Objects.requireNonNull(region, "region");
+        final Communicator comm = array.comm();
+        final Phases phases = new Phases(this, comm);
+        phases.begin(CheckpointListener.Phase.AGREE, 0);
+        final CheckpointHeader h = header(comm);
+        Throwable failure = null;
+        StoredArray a = null;
+        try {
+            a = h.array(name);
+            final String why = regionMismatch(a, region, array.shape(), array.order(), array.elementType());
+            if (why != null) {
+                throw ParioException.argument("checkpoint " + location + ": region " + region + " of array '" + name
+                    + "' cannot be restored as " + array + ": " + why);
+            }
+            array.element().check(buffer, array.local().count(), "checkpoint " + location + ": the buffer for '"
+                + name + "'");
+        } catch (ParioException e) {
+            failure = e;
+        }
+        Agreement.agree(comm, failure);
+        phases.end();
+        new RegionReader(location, a, h.chunkBytes(), region, RegionReader.distributed(array))
+            .read(comm, hints.asMap(), windowBytes(), buffer, array.local().count(), phases);
+    }
+
+    /**
+     * Reads a region of an array in this process alone, with no communicator: for tools and analysis. Reads and
+     * checks only the checksum chunks the region touches, as {@link #restore(String, Region, DistributedArray,
+     * Object)} does.
+     *
+     * @param name    the array's name in the checkpoint
+     * @param region  the box of the stored array to read
+     * @param element the element type, the stored one
+     * @param <T>     the buffer class
+     * @return the region's elements as an array of shape {@code region.count()} in the stored array's order
+     * @throws ParioException naming what does not fit, or the damage found
+     */
+    public <T> T read(final String name, final Region region, final Element<T> element) {
+        Objects.requireNonNull(region, "region");
+        Objects.requireNonNull(element, "element");
+        final CheckpointHeader h = header();
+        final StoredArray a = h.array(name);
+        final String why = regionMismatch(a, region, region.count(), a.order(), element.type());
+        if (why != null) {
+            throw ParioException.argument("checkpoint " + location + ": region " + region + " of array '" + name
+                + "' cannot be read as " + element.type() + ": " + why);
+        }
+        final T buffer = element.allocate(region.elements());
+        new RegionReader(location, a, h.chunkBytes(), region, RegionReader.oneProcess(region.dimensions()))
+            .read(null, hints.asMap(), windowBytes(), buffer, region.elements(), new Phases(this, 0));
+        return buffer;
+    }
+
+    /**
+     * Reads a whole array in this process alone; see {@link #read(String, Region, Element)}.
+     *
+     * @param name    the array's name in the checkpoint
+     * @param element the element type, the stored one
+     * @param <T>     the buffer class
+     * @return the array's elements in the stored order
+     */
+    public <T> T read(final String name, final Element<T> element) {
+        return read(name, Region.all(header().array(name).shape()), element);
+    }
+
+    private long windowBytes() {
+        return Long.parseLong(hints.asMap().get("cb_buffer_size"));
+    }
+
+    private static String regionMismatch(final StoredArray a, final Region region, final long[] shape,
+                                         final Order order, final Datatype element) {
+        try {
+            region.within(a.shape());
+        } catch (ParioException e) {
+            return e.getMessage();
+        }
+        if (!Arrays.equals(region.count(), shape)) {
+            return "the region holds " + Arrays.toString(region.count()) + " elements, the array is "
+                + Arrays.toString(shape);
+        }
+        if (a.order() != order) {
+            return "the checkpoint's array is in " + a.order() + " order, this one in " + order;
+        }
+        final String el = a.elementMismatch(element);
+        return el == null ? null : "the checkpoint's elements are " + a.element() + ", these " + element + " (" + el
+            + ")";
     }
 
     private static String mismatch(final StoredArray a, final DistributedArray<?> array) {

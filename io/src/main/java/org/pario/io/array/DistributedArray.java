@@ -502,6 +502,14 @@ public final class DistributedArray<T> {
 
         /**
          * @param position a position in the local buffer
+         * @return the global index, one per dimension, of the element there
+         */
+        public long[] globalIndex(final long position) {
+            return toGlobal(unlinear(position, localShape));
+        }
+
+        /**
+         * @param position a position in the local buffer
          * @return the global linear index (in the array's order) of the element there
          */
         public long globalLinear(final long position) {

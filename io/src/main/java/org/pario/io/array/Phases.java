@@ -14,8 +14,12 @@ final class Phases {
     private CheckpointPhaseEvent event;
 
     Phases(final Checkpoint target, final Communicator comm) {
+        this(target, comm.rank());
+    }
+
+    Phases(final Checkpoint target, final int rank) {
         this.target = target;
-        this.rank = comm.rank();
+        this.rank = rank;
     }
 
     void begin(final CheckpointListener.Phase p, final long bytes) {
