@@ -29,6 +29,7 @@ import org.pario.io.Mode;
 import org.pario.io.ParallelFile;
 import org.pario.io.array.Dist;
 import org.pario.io.array.Checkpoint;
+import org.pario.io.array.Region;
 import org.pario.io.array.CheckpointHeader;
 import org.pario.io.array.DistributedArray;
 import org.pario.io.array.Element;
@@ -255,7 +256,21 @@ class HdfsStorageTest {
                 want[i] = -want[i];
             }
             assertArrayEquals(want, back);
+            // a region, strided in its rows, onto the three ranks as CYCLIC(2) rows
+            final Region r = Region.parse("250:300, 1:700:9", new long[] {300, 700});
+            final DistributedArray<double[]> box = DistributedArray.of(comm, Element.DOUBLE, r.count(),
+                Dist.cyclic(2), Dist.none());
+            final double[] part = Checkpoint.at(file).hints(MiniDfs.hints(Map.of())).restore("field", r, box);
+            for (int i = 0; i < part.length; i++) {
+                final long[] at = box.local().globalIndex(i);
+                assertEquals(-((250 + at[0]) * 700 + 1 + 9 * at[1]), part[i]);
+            }
         });
+        final double[] corner = Checkpoint.at(file).hints(MiniDfs.hints(Map.of())).read("field",
+            Region.parse("299, 690:700", new long[] {300, 700}), Element.DOUBLE);
+        for (int i = 0; i < 10; i++) {
+            assertEquals(-(299 * 700 + 690 + i), corner[i], "read in one process");
+        }
         for (final FileStatus st : fs.listStatus(new Path("/pario"))) {
             assertTrue(!st.getPath().getName().startsWith(".state.ckpt"), "left behind: " + st.getPath());
         }
