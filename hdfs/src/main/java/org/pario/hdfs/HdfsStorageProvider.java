@@ -86,6 +86,23 @@ public final class HdfsStorageProvider implements StorageProvider {
     }
 
     @Override
+    public java.util.List<Listed> list(final String directory) throws IOException {
+        final URI uri = URI.create(directory);
+        final java.util.List<Listed> out = new java.util.ArrayList<>();
+        try (FileSystem fs = FileSystem.newInstance(uri, configuration())) {
+            for (final org.apache.hadoop.fs.FileStatus st : fs.listStatus(new Path(uri))) {
+                if (st.isFile()) {
+                    out.add(new Listed(st.getPath().toString(), st.getLen(),
+                        java.time.Instant.ofEpochMilli(st.getModificationTime())));
+                }
+            }
+        } catch (java.io.FileNotFoundException e) {
+            throw new java.nio.file.NoSuchFileException(directory);
+        }
+        return out;
+    }
+
+    @Override
     public void delete(final String location) throws IOException {
         final URI uri = URI.create(location);
         try (FileSystem fs = FileSystem.newInstance(uri, configuration())) {

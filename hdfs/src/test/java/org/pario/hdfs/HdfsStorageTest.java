@@ -271,6 +271,11 @@ class HdfsStorageTest {
         for (int i = 0; i < 10; i++) {
             assertEquals(-(299 * 700 + 690 + i), corner[i], "read in one process");
         }
+        final org.pario.io.array.CheckpointEntry listed = Checkpoint.list(base).stream()
+            .filter(e -> e.location().endsWith("/state.ckpt")).findFirst().orElseThrow();
+        assertTrue(listed.whole(), listed.toString());
+        assertEquals(-1.0, listed.attributes().getDouble("sign"));
+        assertTrue(Checkpoint.latest(base).newest().isPresent(), "the catalog reads HDFS directories too");
         for (final FileStatus st : fs.listStatus(new Path("/pario"))) {
             assertTrue(!st.getPath().getName().startsWith(".state.ckpt"), "left behind: " + st.getPath());
         }

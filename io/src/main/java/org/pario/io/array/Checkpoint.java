@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Objects;
 
 import org.pario.ParioException;
@@ -39,11 +40,13 @@ public final class Checkpoint {
     private final String location;
     private final Hints hints;
     private final CheckpointListener listener;
+    private final int keep;
 
-    private Checkpoint(final String location, final Hints hints, final CheckpointListener listener) {
+    private Checkpoint(final String location, final Hints hints, final CheckpointListener listener, final int keep) {
         this.location = location;
         this.hints = hints;
         this.listener = listener;
+        this.keep = keep;
     }
 
     /**
@@ -74,7 +77,7 @@ public final class Checkpoint {
         if (location == null || location.isBlank()) {
             throw ParioException.argument("a checkpoint's location must not be empty, got '" + location + "'");
         }
-        return new Checkpoint(location, Hints.DEFAULT, CheckpointListener.NONE);
+        return new Checkpoint(location, Hints.DEFAULT, CheckpointListener.NONE, 0);
     }
 
     /**
@@ -82,7 +85,7 @@ public final class Checkpoint {
      * @return the same checkpoint with these hints
      */
     public Checkpoint hints(final Hints h) {
-        return new Checkpoint(location, Objects.requireNonNull(h, "hints"), listener);
+        return new Checkpoint(location, Objects.requireNonNull(h, "hints"), listener, keep);
     }
 
     /**
@@ -90,7 +93,116 @@ public final class Checkpoint {
      * @return the same checkpoint reporting to this listener
      */
     public Checkpoint listener(final CheckpointListener l) {
-        return new Checkpoint(location, hints, Objects.requireNonNull(l, "listener"));
+        return new Checkpoint(location, hints, Objects.requireNonNull(l, "listener"), keep);
+    }
+
+    /**
+     * Retention: once a write of this checkpoint has committed, the {@code n} newest whole checkpoints of its
+     * directory are kept and older ones deleted ({@link #prune}). Deleting only after the commit means a crash at
+     * any moment leaves at least as many good checkpoints as before; a crash between the commit and the pruning
+     * leaves one more, which the next write's pruning deletes.
+     *
+     * @param n how many checkpoints to keep, at least 1
+     * @return the same checkpoint with retention
+     */
+    public Checkpoint keep(final int n) {
+        if (n < 1) {
+            throw ParioException.argument("checkpoint " + location + ": retention must keep at least 1 checkpoint, got "
+                + n);
+        }
+        return new Checkpoint(location, hints, listener, n);
+    }
+
+    /** @return how many checkpoints a write keeps in its directory, or 0 when it deletes none */
+    public int keep() {
+        return keep;
+    }
+
+    /**
+     * Lists the checkpoints of a directory, oldest first: whole ones with their time, arrays, attributes and size
+     * (the header and the file's length are checked, the data is not read), damaged ones and the hidden files of
+     * writes that have not committed, each with why. Other files are left out.
+     *
+     * @param directory a local directory or an {@code hdfs://} URI
+     * @return its checkpoints
+     * @throws ParioException if the directory cannot be listed
+     */
+    public static List<CheckpointEntry> list(final String directory) {
+        return Catalog.list(Objects.requireNonNull(directory, "directory"));
+    }
+
+    /**
+     * @param directory a local directory
+     * @return its checkpoints; see {@link #list(String)}
+     */
+    public static List<CheckpointEntry> list(final Path directory) {
+        return list(directory.toString());
+    }
+
+    /**
+     * Finds the newest checkpoint of a directory whose data verifies, in this process: candidates are tried newest
+     * first and each is read whole; damaged and half-written files are passed over and reported.
+     *
+     * @param directory a local directory or an {@code hdfs://} URI
+     * @return the newest good checkpoint, if any, and what was passed over
+     */
+    public static LatestCheckpoint latest(final String directory) {
+        return Catalog.latest(Objects.requireNonNull(directory, "directory"));
+    }
+
+    /**
+     * @param directory a local directory
+     * @return the newest good checkpoint; see {@link #latest(String)}
+     */
+    public static LatestCheckpoint latest(final Path directory) {
+        return latest(directory.toString());
+    }
+
+    /**
+     * Collectively, for a job restarting: rank 0 finds the newest checkpoint of a directory that verifies, and
+     * every rank gets the same answer.
+     *
+     * <pre>{@code
+     * Checkpoint last = Checkpoint.latest(world, "run-42").orElseThrow();
+     * double[] field = last.restore("field", array);
+     * }</pre>
+     *
+     * @param comm      the ranks
+     * @param directory a local directory or an {@code hdfs://} URI
+     * @return the newest good checkpoint, if any, and what was passed over
+     */
+    public static LatestCheckpoint latest(final Communicator comm, final String directory) {
+        return Catalog.latest(Objects.requireNonNull(comm, "comm"), Objects.requireNonNull(directory, "directory"));
+    }
+
+    /**
+     * Retention, in this process: keeps the {@code keep} newest whole checkpoints of a directory and deletes older
+     * ones, and damaged files older than the oldest kept. With fewer whole checkpoints than {@code keep}, no whole
+     * one is deleted. Hidden files of uncommitted writes are left alone (one may belong to a write still running).
+     *
+     * @param directory a local directory or an {@code hdfs://} URI
+     * @param keep      how many to keep, at least 1
+     * @return the files deleted
+     */
+    public static List<CheckpointEntry> prune(final String directory, final int keep) {
+        return Catalog.prune(Objects.requireNonNull(directory, "directory"), keep);
+    }
+
+    /** Runs this checkpoint's retention after a write has committed: rank 0 prunes, every rank learns the outcome. */
+    void retain(final Communicator comm) {
+        if (keep == 0) {
+            return;
+        }
+        Throwable failure = null;
+        if (comm.rank() == 0) {
+            try {
+                Catalog.prune(Catalog.directoryOf(location), keep);
+            } catch (ParioException e) {
+                failure = new ParioException(e.category(), "checkpoint " + location + " was written and committed, "
+                    + "but deleting older ones failed: " + e.getMessage(), e);
+            }
+        }
+        Agreement.agree(comm, failure);
     }
 
     /** @return the location, as a path or URI string */

@@ -194,8 +194,10 @@ public final class CheckpointWriter {
         // where files take positional writes the checkpoint is written in place and renamed; where they only
         // append (HDFS), it is staged and joined
         final StorageProvider provider = Storages.providerOf(target.location());
-        return provider.capabilities().contains(Storage.Capability.POSITIONAL_WRITE)
+        final CheckpointHeader written = provider.capabilities().contains(Storage.Capability.POSITIONAL_WRITE)
             ? writeInPlace(comm, planned, phases, provider) : writeStaged(comm, planned, phases, provider);
+        target.retain(comm);
+        return written;
     }
 
     /**

@@ -122,12 +122,67 @@ final class Checksums {
             }
         }
         if (bad > 0) {
-            final long from = first * h.chunkBytes();
-            final long to = Math.min(a.bytes(), from + h.chunkBytes());
-            throw new ParioException(ErrorCategory.IO, "checkpoint " + location + ": array '" + a.name()
-                + "' is damaged in chunk " + first + ", bytes " + from + " to " + to + " of its data (file bytes "
-                + (a.offset() + from) + " to " + (a.offset() + to) + ")" + (bad > 1 ? " and in " + (bad - 1)
-                + " more chunk" + (bad > 2 ? "s" : "") + " of " + h.chunkBytes() + " bytes" : ""), null, true);
+            throw damaged(location, h, a, first, bad, true);
         }
+    }
+
+    /**
+     * In this process alone: checks every chunk of every array against the header, reading the file once in
+     * windows of whole chunks, and fails with the array, chunk and byte range of the first damage.
+     */
+    static void verifyAlone(final String location, final CheckpointHeader h) {
+        final long chunk = h.chunkBytes();
+        final long perWindow = Math.max(1, (16L << 20) / chunk);
+        final byte[] window = new byte[(int) Math.min(perWindow * chunk, Math.max(1, maxArrayBytes(h)))];
+        try (Storage st = Storages.open(location, new StorageProvider.Request(true, false, false, false, Map.of(),
+            false))) {
+            final CRC32C crc = new CRC32C();
+            for (final StoredArray a : h.arrays()) {
+                final long[] want = a.crc32c();
+                int bad = 0;
+                int first = -1;
+                for (long from = 0; from < a.bytes(); from += window.length) {
+                    final int len = (int) Math.min(window.length, a.bytes() - from);
+                    final ByteBuffer b = ByteBuffer.wrap(window, 0, len);
+                    while (b.hasRemaining()) {
+                        if (st.read(a.offset() + from + b.position(), b) <= 0) {
+                            throw new java.io.EOFException("the file ends before array '" + a.name() + "' does");
+                        }
+                    }
+                    for (long at = 0; at < len; at += chunk) {
+                        crc.reset();
+                        crc.update(window, (int) at, (int) Math.min(chunk, len - at));
+                        final int i = (int) ((from + at) / chunk);
+                        if (crc.getValue() != want[i]) {
+                            bad++;
+                            first = first < 0 ? i : first;
+                        }
+                    }
+                }
+                if (bad > 0) {
+                    throw damaged(location, h, a, first, bad, false);
+                }
+            }
+        } catch (IOException e) {
+            throw new ParioException(ErrorCategory.IO, "checkpoint " + location + ": " + HeaderCodec.why(e), e);
+        }
+    }
+
+    private static long maxArrayBytes(final CheckpointHeader h) {
+        long most = 0;
+        for (final StoredArray a : h.arrays()) {
+            most = Math.max(most, a.bytes());
+        }
+        return most;
+    }
+
+    static ParioException damaged(final String location, final CheckpointHeader h, final StoredArray a,
+                                  final int first, final int bad, final boolean agreed) {
+        final long from = first * h.chunkBytes();
+        final long to = Math.min(a.bytes(), from + h.chunkBytes());
+        return new ParioException(ErrorCategory.IO, "checkpoint " + location + ": array '" + a.name()
+            + "' is damaged in chunk " + first + ", bytes " + from + " to " + to + " of its data (file bytes "
+            + (a.offset() + from) + " to " + (a.offset() + to) + ")" + (bad > 1 ? " and in " + (bad - 1)
+            + " more chunk" + (bad > 2 ? "s" : "") + " of " + h.chunkBytes() + " bytes" : ""), null, agreed);
     }
 }

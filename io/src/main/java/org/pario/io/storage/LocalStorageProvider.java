@@ -59,6 +59,27 @@ public final class LocalStorageProvider implements StorageProvider {
     }
 
     @Override
+    public java.util.List<Listed> list(final String directory) throws IOException {
+        final java.util.List<Listed> out = new java.util.ArrayList<>();
+        final Path dir = path(directory);
+        final String prefix = directory.endsWith("/") ? directory : directory + "/";
+        try (java.util.stream.Stream<Path> files = Files.list(dir)) {
+            for (final Path f : (Iterable<Path>) files::iterator) {
+                final java.nio.file.attribute.BasicFileAttributes a;
+                try {
+                    a = Files.readAttributes(f, java.nio.file.attribute.BasicFileAttributes.class);
+                } catch (java.nio.file.NoSuchFileException gone) {
+                    continue; // removed while the directory was listed
+                }
+                if (a.isRegularFile()) {
+                    out.add(new Listed(prefix + f.getFileName(), a.size(), a.lastModifiedTime().toInstant()));
+                }
+            }
+        }
+        return out;
+    }
+
+    @Override
     public void delete(final String location) throws IOException {
         Files.delete(path(location));
     }

@@ -43,6 +43,25 @@ public interface StorageProvider {
         }
     }
 
+    /**
+     * A file found in a directory.
+     *
+     * @param location its location, in the form the provider opens
+     * @param bytes    its size
+     * @param modified when it was last modified
+     */
+    record Listed(String location, long bytes, java.time.Instant modified) {
+    }
+
+    /**
+     * Lists the files of a directory (not its subdirectories), in no particular order.
+     *
+     * @param directory the directory's location, with this provider's scheme
+     * @return its files
+     * @throws IOException as the backend reports it ({@link java.nio.file.NoSuchFileException} if it is missing)
+     */
+    java.util.List<Listed> list(String directory) throws IOException;
+
     /** @return the URI scheme this provider handles ({@code "hdfs"}) */
     String scheme();
 
