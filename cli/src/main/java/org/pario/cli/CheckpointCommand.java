@@ -31,11 +31,16 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-/** {@code pario checkpoint write|restore|verify|info}: checkpoints of distributed arrays from the shell. */
+/**
+ * {@code pario checkpoint write|restore|verify|info}: checkpoints of distributed arrays from the shell; the directory
+ * commands are in {@link CheckpointCatalogCommands}, the data commands in {@link CheckpointDataCommands}.
+ */
 @Command(name = "checkpoint", mixinStandardHelpOptions = true,
-    description = "Writes, restores, verifies and describes checkpoints of distributed arrays (docs/cli.md).",
+    description = "Writes, restores, verifies and describes checkpoints of distributed arrays; lists, finds and prunes "
+        + "the checkpoints of a directory; shows and exports their data (docs/cli.md).",
     subcommands = {CheckpointCommand.Write.class, CheckpointCommand.Restore.class, CheckpointCommand.Verify.class,
-        CheckpointCommand.Info.class})
+        CheckpointCommand.Info.class, CheckpointCatalogCommands.Ls.class, CheckpointCatalogCommands.Latest.class,
+        CheckpointCatalogCommands.Prune.class, CheckpointDataCommands.Show.class, CheckpointDataCommands.Export.class})
 final class CheckpointCommand implements Runnable {
     @Spec
     private picocli.CommandLine.Model.CommandSpec spec;
@@ -43,7 +48,7 @@ final class CheckpointCommand implements Runnable {
     @Override
     public void run() {
         throw new picocli.CommandLine.ParameterException(spec.commandLine(),
-            "a subcommand is required: write, restore, verify, info");
+            "a subcommand is required: write, restore, verify, info, ls, latest, prune, show, export");
     }
 
     /** The synthetic array's layout, as options. */
