@@ -22,6 +22,7 @@ import org.pario.io.array.CheckpointListener;
 import org.pario.io.array.Dist;
 import org.pario.io.array.DistributedArray;
 import org.pario.io.array.Element;
+import org.pario.io.array.Region;
 
 /**
  * The body of {@code pario bench checkpoint}: a checkpoint of the array {@code pario bench io} moves, beside the raw
@@ -97,6 +98,11 @@ final class CheckpointBenchmark {
                     return null;
                 });
                 check(world, array, local, "the restore");
+                restoreRegion(world, "restore-region-slab", pattern, n, checkpoint, seconds, clock,
+                    Region.of(new long[] {n / 2 - n / 128, 0, 0}, new long[] {Math.max(1, n / 64), n, n}));
+                restoreRegion(world, "restore-region-box", pattern, n, checkpoint, seconds, clock,
+                    Region.of(new long[] {n / 4, n / 4, n / 4}, new long[] {Math.max(1, n / 4), Math.max(1, n / 4),
+                        Math.max(1, n / 4)}));
                 if (world.size() > 1) {
                     restoreOnFewer(world, pattern, n, checkpoint, total, seconds, clock);
                 }
@@ -112,6 +118,66 @@ final class CheckpointBenchmark {
                 Locations.deleteIfExists(ckpt);
             }
         }
+    }
+
+    /**
+     * Restores a region onto every rank (BLOCK), after dropping the page cache, and says how many bytes the ranks
+     * read from storage (their {@code rchar} in {@code /proc/self/io}) against the bytes of the checksum chunks that
+     * cover the region, and its time against the last full restore's.
+     */
+    private static void restoreRegion(final Communicator world, final String phase, final String pattern,
+                                      final long n, final Checkpoint checkpoint,
+                                      final Map<String, List<Double>> seconds, final PhaseClock clock,
+                                      final Region region) {
+        final DistributedArray<double[]> box = DistributedArray.of(world, Element.DOUBLE, region.count());
+        final double[] back = box.allocate();
+        final long regionBytes = region.elements() * 8;
+        final long before = readBytes();
+        time(world, phase, pattern, regionBytes, seconds, true, clock, () -> {
+            checkpoint.restore("field", region, box, back);
+            return null;
+        });
+        final long read = world.allreduce(readBytes() - before, Op.SUM);
+        final long wrong = world.allreduce(wrongInRegion(box, region, n, back), Op.SUM);
+        if (wrong != 0) {
+            throw new IllegalStateException("the region restore returned " + wrong + " wrong values");
+        }
+        if (world.rank() == 0) {
+            final long covering = checkpoint.bytesToRead("field", region);
+            final List<Double> full = seconds.get("restore");
+            final List<Double> mine = seconds.get(phase);
+            System.out.printf(Locale.ROOT, "# %s %s: region %d MiB, chunks covering it %d MiB, read from storage "
+                    + "%.1f MiB (%.2fx the chunks), time %.3f s = 1/%.1f of the full restore%n", phase, region,
+                regionBytes >> 20, covering >> 20, read / 1048576.0, (double) read / covering,
+                mine.get(mine.size() - 1), full.get(full.size() - 1) / mine.get(mine.size() - 1));
+        }
+    }
+
+    /** The bytes this process has read through system calls ({@code rchar}), or 0 where Linux does not say. */
+    private static long readBytes() {
+        try {
+            for (final String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/io"))) {
+                if (line.startsWith("rchar:")) {
+                    return Long.parseLong(line.substring(6).trim());
+                }
+            }
+        } catch (java.io.IOException | RuntimeException e) {
+            return 0;
+        }
+        return 0;
+    }
+
+    /** How many of a restored region's values differ from the synthetic array's (each element its global index). */
+    private static long wrongInRegion(final DistributedArray<double[]> box, final Region region, final long n,
+                                      final double[] values) {
+        final long[] start = region.start();
+        long wrong = 0;
+        for (int i = 0; i < values.length; i++) {
+            final long[] at = box.local().globalIndex(i);
+            final long g = ((start[0] + at[0]) * n + start[1] + at[1]) * n + start[2] + at[2];
+            wrong += values[i] == (double) g ? 0 : 1;
+        }
+        return wrong;
     }
 
     /** Restores on every rank but the last: BLOCK on their own grid, or CYCLIC(1) over the last dimension. */
@@ -177,6 +243,9 @@ final class CheckpointBenchmark {
         }
         final Map<String, Double> rate = new LinkedHashMap<>();
         for (final Map.Entry<String, List<Double>> e : seconds.entrySet()) {
+            if (e.getKey().startsWith("restore-region")) {
+                continue; // a region's rate is of its own bytes, printed with its phase
+            }
             rate.put(e.getKey(), bytes / 1048576.0 / median(e.getValue()));
             System.out.printf(Locale.ROOT, "# median %s %s %d %.1f MiB/s over %d%n", e.getKey(), pattern,
                 world.size(), rate.get(e.getKey()), e.getValue().size());

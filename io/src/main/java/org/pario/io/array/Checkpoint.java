@@ -402,6 +402,24 @@ public final class Checkpoint {
         return read(name, Region.all(header().array(name).shape()), element);
     }
 
+    /**
+     * The bytes a read of a region takes from storage, in this process: those of the checksum chunks holding some of
+     * the region's bytes, each read once ({@link #restore(String, Region, DistributedArray, Object)} and
+     * {@link #read(String, Region, Element)} read exactly these).
+     *
+     * @param name   the array's name in the checkpoint
+     * @param region the box of the stored array
+     * @return the bytes of the chunks that cover it
+     */
+    public long bytesToRead(final String name, final Region region) {
+        final CheckpointHeader h = header();
+        final StoredArray a = h.array(name);
+        region.within(a.shape());
+        final RegionReader reader = new RegionReader(location, a, h.chunkBytes(), region,
+            RegionReader.oneProcess(region.dimensions()));
+        return reader.bytesOf(reader.coveringChunks());
+    }
+
     private long windowBytes() {
         return Long.parseLong(hints.asMap().get("cb_buffer_size"));
     }

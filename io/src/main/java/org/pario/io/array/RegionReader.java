@@ -5,6 +5,10 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.zip.CRC32C;
 
 import org.pario.ErrorCategory;
@@ -18,6 +22,7 @@ import org.pario.datatypes.Memory;
 import org.pario.datatypes.Order;
 import org.pario.datatypes.Packer;
 import org.pario.io.Agreement;
+import org.pario.io.storage.DirectBuffers;
 import org.pario.io.storage.Storage;
 import org.pario.io.storage.StorageProvider;
 import org.pario.io.storage.Storages;
@@ -34,6 +39,13 @@ import org.pario.io.storage.Storages;
  * only where a gap between the region's rows could hold a whole chunk, and the elements are visited a run at a time.
  */
 final class RegionReader {
+    /** Reads in flight per rank. */
+    private static final int READERS = 4;
+    /** The smallest piece read at once. */
+    private static final int MIN_PIECE = 1 << 20;
+    /** What a window's address, and the file offsets of its pieces, are multiples of: direct reads need it. */
+    private static final int ALIGNMENT = 4096;
+
     private final String location;
     private final StoredArray array;
     private final long chunk;
@@ -54,6 +66,11 @@ final class RegionReader {
     /** The address of the region's first element, relative to the array's data. */
     private final long origin;
     private final Owners owners;
+    /**
+     * Bytes read after each piece: an element whose data crosses the end of a piece is picked out there, so a
+     * piece reads that far on (none where chunks hold whole elements).
+     */
+    private final long tail;
 
     /**
      * @param owners who holds each element of the region, as an array of shape {@code region.count()}
@@ -96,6 +113,7 @@ final class RegionReader {
             at += start[dim[k]] * storedStride[dim[k]];
         }
         origin = at;
+        tail = chunk % extent == 0 ? 0 : Math.max(0, span - 1);
         extentFrom = new long[n + 1];
         chunkFitsInGapFrom = new boolean[n + 1];
         extentFrom[n] = span;
@@ -242,17 +260,44 @@ final class RegionReader {
         return out;
     }
 
-    /** One window of a rank's share: chunks {@code [first, end)}, all adjacent in the file. */
-    private record Window(long first, long end) {
+    /**
+     * A run of adjacent chunks {@code [first, end)} of a rank's share, read into the window buffer at {@code at}
+     * (with the {@link #tail} after it).
+     */
+    private record Piece(long first, long end, int at) {
+    }
+
+    /**
+     * A round's reading: pieces of a rank's share, possibly far apart in the file, together at most about
+     * {@code windowBytes}, so that a region of many small runs of chunks takes as few rounds as one of one run.
+     */
+    private record Window(List<Piece> pieces, int bytes) {
     }
 
     private List<Window> windows(final List<long[]> share, final long windowBytes) {
         final long perWindow = Math.max(1, windowBytes / chunk);
         final List<Window> out = new ArrayList<>();
+        List<Piece> pieces = new ArrayList<>();
+        long chunks = 0;
+        int at = 0;
         for (final long[] r : share) {
-            for (long c = r[0]; c < r[1]; c += perWindow) {
-                out.add(new Window(c, Math.min(r[1], c + perWindow)));
+            for (long c = r[0]; c < r[1]; ) {
+                final long end = Math.min(r[1], c + perWindow - chunks);
+                pieces.add(new Piece(c, end, at));
+                final long bytes = Math.min(array.bytes(), end * chunk) - c * chunk + tail;
+                at = (int) Math.addExact(at, (bytes + ALIGNMENT - 1) / ALIGNMENT * ALIGNMENT);
+                chunks += end - c;
+                c = end;
+                if (chunks == perWindow) {
+                    out.add(new Window(pieces, at));
+                    pieces = new ArrayList<>();
+                    chunks = 0;
+                    at = 0;
+                }
             }
+        }
+        if (!pieces.isEmpty()) {
+            out.add(new Window(pieces, at));
         }
         return out;
     }
@@ -350,29 +395,33 @@ final class RegionReader {
             + mine + " of the region's elements and is sent " + total);
         final long size = element.size();
         final Memory out = Memory.ofObject(buffer);
-        final long spanBeyond = Math.max(0, span - 1);
         final Damage damage = new Damage();
-        byte[] window = new byte[0];
+        final int longest = windows.stream().mapToInt(Window::bytes).max().orElse(0);
+        final ByteBuffer window = DirectBuffers.allocate(longest, ALIGNMENT);
+        final Memory source = Memory.of(window);
+        final ExecutorService readers = longest > 0 ? Executors.newFixedThreadPool(READERS, r -> {
+            final Thread t = new Thread(r, "pario-region-read");
+            t.setDaemon(true);
+            return t;
+        }) : null;
         try (Storage st = open(hints)) {
             for (long round = 0; round < rounds; round++) {
                 final long[] sendCounts = new long[ranks];
                 byte[] send = new byte[0];
                 if (round < windows.size()) {
                     final Window w = windows.get((int) round);
-                    final long lo = w.first * chunk;
-                    final long hi = Math.min(array.bytes(), w.end * chunk);
-                    final long readTo = Math.min(array.bytes(), hi + spanBeyond);
-                    final int length = (int) (readTo - lo);
-                    window = window.length >= length ? window : new byte[length];
                     if (failure == null) {
                         try {
-                            readFully(st, array.offset() + lo, window, length);
-                            check(window, lo, w, damage);
+                            readInParallel(st, readers, w, window);
+                            check(window, w, damage);
                         } catch (IOException | RuntimeException e) {
                             failure = e;
                         }
                     }
-                    visit(lo, hi, (rank, address, n) -> sendCounts[rank] += n * size);
+                    for (final Piece p : w.pieces()) {
+                        visit(p.first * chunk, Math.min(array.bytes(), p.end * chunk),
+                            (rank, address, n) -> sendCounts[rank] += n * size);
+                    }
                     final long[] at = new long[ranks];
                     long all = 0;
                     for (int r = 0; r < ranks; r++) {
@@ -380,13 +429,14 @@ final class RegionReader {
                         all += sendCounts[r];
                     }
                     send = new byte[(int) all];
-                    final byte[] from = window;
                     final byte[] to = send;
-                    final Memory source = Memory.of(from);
-                    visit(lo, hi, (rank, address, n) -> {
-                        copyOut(source, from, address - lo, n, to, (int) at[rank]);
-                        at[rank] += n * size;
-                    });
+                    for (final Piece p : w.pieces()) {
+                        final long lo = p.first * chunk;
+                        visit(lo, Math.min(array.bytes(), p.end * chunk), (rank, address, n) -> {
+                            copyOut(source, window, address - lo + p.at, n, to, (int) at[rank]);
+                            at[rank] += n * size;
+                        });
+                    }
                 }
                 final long[] recvCounts = new long[ranks];
                 final byte[] received;
@@ -415,6 +465,10 @@ final class RegionReader {
             }
         } catch (IOException e) {
             failure = failure == null ? e : failure;
+        } finally {
+            if (readers != null) {
+                readers.shutdownNow();
+            }
         }
         phases.end();
         phases.begin(CheckpointListener.Phase.VERIFY, coveringBytes);
@@ -466,26 +520,28 @@ final class RegionReader {
         long count;
     }
 
-    private void check(final byte[] window, final long lo, final Window w, final Damage damage) {
+    private void check(final ByteBuffer window, final Window w, final Damage damage) {
         final long[] want = array.crc32c();
         final CRC32C crc = new CRC32C();
-        for (long c = w.first; c < w.end; c++) {
-            final long from = c * chunk;
-            final int len = (int) (Math.min(array.bytes(), from + chunk) - from);
-            crc.reset();
-            crc.update(window, (int) (from - lo), len);
-            if (crc.getValue() != want[(int) c]) {
-                damage.first = damage.first < 0 ? c : damage.first;
-                damage.count++;
+        for (final Piece p : w.pieces()) {
+            for (long c = p.first; c < p.end; c++) {
+                final long from = c * chunk;
+                final int len = (int) (Math.min(array.bytes(), from + chunk) - from);
+                crc.reset();
+                crc.update(window.slice((int) (from - p.first * chunk + p.at), len));
+                if (crc.getValue() != want[(int) c]) {
+                    damage.first = damage.first < 0 ? c : Math.min(damage.first, c);
+                    damage.count++;
+                }
             }
         }
     }
 
-    private void copyOut(final Memory source, final byte[] from, final long at, final long n, final byte[] to,
+    private void copyOut(final Memory source, final ByteBuffer from, final long at, final long n, final byte[] to,
                          final int toIndex) {
         final long size = element.size();
         if (element.isContiguous() && step[step.length - 1] == element.extent()) {
-            System.arraycopy(from, (int) at, to, toIndex, (int) (n * size));
+            from.get((int) at, to, toIndex, (int) (n * size));
         } else if (step[step.length - 1] == element.extent()) {
             Packer.pack(source, at, element, n, DataRepresentation.NATIVE, 0, ByteBuffer.wrap(to), toIndex,
                 (int) (n * size));
@@ -502,15 +558,49 @@ final class RegionReader {
         return Storages.open(location, new StorageProvider.Request(true, false, false, false, hints, false));
     }
 
-    private static void readFully(final Storage st, final long position, final byte[] into, final int length)
-        throws IOException {
-        final ByteBuffer b = ByteBuffer.wrap(into, 0, length);
-        while (b.hasRemaining()) {
-            final long got = st.read(position + b.position(), b);
-            if (got <= 0) {
-                throw new java.io.EOFException("the file ends at byte " + (position + b.position()) + ", before the "
-                    + "data its header describes");
+    /**
+     * Reads a window's pieces (each with the tail after it) into the buffer, in aligned parts read at once: storage
+     * (a virtual disk above all) answers several requests in flight much faster than one after another.
+     */
+    private void readInParallel(final Storage st, final ExecutorService readers, final Window w,
+                                final ByteBuffer window) throws IOException {
+        long total = 0;
+        for (final Piece p : w.pieces()) {
+            total += Math.min(array.bytes(), p.end * chunk + tail) - p.first * chunk;
+        }
+        final int part = (int) Math.max(MIN_PIECE, (total / READERS + ALIGNMENT - 1) / ALIGNMENT * ALIGNMENT);
+        final List<Future<?>> pending = new ArrayList<>();
+        for (final Piece p : w.pieces()) {
+            final long lo = p.first * chunk;
+            final int length = (int) (Math.min(array.bytes(), p.end * chunk + tail) - lo);
+            for (int from = 0; from < length; from += part) {
+                final ByteBuffer into = window.slice(p.at + from, Math.min(part, length - from));
+                final long at = array.offset() + lo + from;
+                pending.add(readers.submit(() -> {
+                    while (into.hasRemaining()) {
+                        if (st.read(at + into.position(), into) <= 0) {
+                            throw new java.io.EOFException("the file ends at byte " + (at + into.position())
+                                + ", before the data its header describes");
+                        }
+                    }
+                    return null;
+                }));
             }
+        }
+        IOException failure = null;
+        for (final Future<?> f : pending) {
+            try {
+                f.get();
+            } catch (ExecutionException e) {
+                final Throwable t = e.getCause();
+                failure = failure != null ? failure : t instanceof IOException io ? io : new IOException(t.toString(), t);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                failure = failure != null ? failure : new java.io.InterruptedIOException("interrupted while reading");
+            }
+        }
+        if (failure != null) {
+            throw failure;
         }
     }
 

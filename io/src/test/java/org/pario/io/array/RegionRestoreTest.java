@@ -169,6 +169,46 @@ class RegionRestoreTest {
         });
     }
 
+    /**
+     * Elements of 24 bytes cross the 1 MiB chunk boundaries, so a window reads on past its last chunk; small
+     * windows (cb_buffer_size) make many rounds, and far-apart rows make windows of several pieces.
+     */
+    @Test
+    void elementsAcrossChunkBoundariesAndWindowsOfManyPieces() {
+        final Path file = dir.resolve("triples.ckpt");
+        final Element<ByteBuffer> triple = Element.of(Datatype.parse("contiguous(3, double)"));
+        final long[] shape = {700, 300};
+        LocalCluster.run(4, comm -> {
+            final DistributedArray<ByteBuffer> a = DistributedArray.of(comm, triple, shape, Dist.cyclic(5),
+                Dist.block());
+            final ByteBuffer b = a.allocate();
+            for (int i = 0; i < a.local().intCount(); i++) {
+                final long g = a.local().globalLinear(i);
+                b.putDouble(24 * i, g).putDouble(24 * i + 8, -g).putDouble(24 * i + 16, g * 0.5);
+            }
+            Checkpoint.at(file).write("t", a, b);
+        });
+        for (final String window : new String[] {"1048576", "3145728", "16777216"}) {
+            for (final Region r : List.of(Region.parse("0:700, 100:200", shape), Region.parse("3:700:97, :", shape),
+                Region.parse("1:699:2, 0:300:7", shape))) {
+                LocalCluster.run(3, comm -> {
+                    final DistributedArray<ByteBuffer> box = DistributedArray.of(comm, triple, r.count(),
+                        Dist.cyclic(2), Dist.block());
+                    final ByteBuffer got = Checkpoint.at(file).hints(org.pario.io.Hints.of(java.util.Map.of(
+                        "cb_buffer_size", window))).restore("t", r, box);
+                    for (int i = 0; i < box.local().intCount(); i++) {
+                        final long[] at = box.local().globalIndex(i);
+                        final long g = (r.start()[0] + at[0] * r.stride()[0]) * 300 + r.start()[1]
+                            + at[1] * r.stride()[1];
+                        assertEquals(g, got.getDouble(24 * i), r + " element " + i);
+                        assertEquals(-g, got.getDouble(24 * i + 8));
+                        assertEquals(g * 0.5, got.getDouble(24 * i + 16));
+                    }
+                });
+            }
+        }
+    }
+
     @Test
     void regionsPastTheArrayOrOfTheWrongShapeFailOnEveryRankNamingTheDimension() {
         final Path file = written("bad.ckpt", Order.C, SHAPE);
