@@ -58,6 +58,7 @@ public final class Communicator implements AutoCloseable {
     private final RankState state;
     private final AtomicInteger collectiveSequence = new AtomicInteger();
     private final Runnable onClose;
+    private final CachedAttributes attributes = new CachedAttributes();
     /** What the collective algorithms may ask of this communicator. */
     private final CollectiveContext collective;
     private volatile boolean closed;
@@ -236,9 +237,56 @@ public final class Communicator implements AutoCloseable {
             return;
         }
         closed = true;
-        if (onClose != null) {
-            onClose.run();
+        try {
+            attributes.close();
+        } finally {
+            if (onClose != null) {
+                onClose.run();
+            }
         }
+    }
+
+    /**
+     * A key under which a library caches state on communicators ({@code MPI_Comm_create_keyval}). Keys are
+     * compared by identity: keep one in a constant.
+     *
+     * @param type the class of the values
+     * @param name for messages
+     * @param <T>  the value type
+     */
+    public record AttributeKey<T>(Class<T> type, String name) {
+        /** Checks the fields. */
+        public AttributeKey {
+            java.util.Objects.requireNonNull(type, "type");
+            java.util.Objects.requireNonNull(name, "name");
+        }
+
+        @Override
+        public boolean equals(final Object o) {
+            return this == o;
+        }
+
+        @Override
+        public int hashCode() {
+            return System.identityHashCode(this);
+        }
+    }
+
+    /**
+     * The value a library caches on this communicator under {@code key}, created by {@code create} on first use
+     * ({@code MPI_Comm_get_attr} / {@code MPI_Comm_set_attr}). When the communicator is closed, values that are
+     * {@link AutoCloseable} are closed, newest first, before it is freed, as MPI runs attribute delete callbacks at
+     * {@code MPI_Comm_free}: a library finishes its work on the communicator there (asynchronous checkpoints wait
+     * for their writes). Not copied by {@link #dup()}. Thread-safe.
+     *
+     * @param key    the key
+     * @param create makes the value, once
+     * @param <T>    the value type
+     * @return the value
+     * @throws IllegalStateException once the communicator is closed
+     */
+    public <T> T attribute(final AttributeKey<T> key, final java.util.function.Supplier<? extends T> create) {
+        return attributes.get(key, create);
     }
 
     /**

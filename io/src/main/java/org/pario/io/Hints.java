@@ -56,6 +56,9 @@ import org.pario.ParioException;
  *       checksums are computed from the bytes as they are written; with {@code true} its data is also read back
  *       from storage after the sync and compared with them, so storage that lost or changed bytes fails the write
  *       instead of a later restore (it costs a read of the whole checkpoint)</td></tr>
+ *   <tr><td>{@code pario_async_staging_bytes}</td><td>bytes of a rank's data an asynchronous checkpoint copies
+ *       before its call returns (default: a quarter of the JVM's largest heap, at most 1073741824); a rank holding
+ *       more writes the rest from its own buffers before the call returns</td></tr>
  * </table>
  */
 public final class Hints {
@@ -81,6 +84,7 @@ public final class Hints {
         v.put("pario_direct_write_threshold", "1048576");
         v.put("pario_direct_read_threshold", "1048576");
         v.put("pario_verify_after_write", "false");
+        v.put("pario_async_staging_bytes", Long.toString(defaultStagingBytes()));
         for (final Map.Entry<String, String> e : given.entrySet()) {
             v.put(e.getKey().trim(), e.getValue().trim());
         }
@@ -96,7 +100,7 @@ public final class Hints {
         choose(v, "direct_write", "automatic", "true", "false");
         choose(v, "pario_verify_after_write", "true", "false");
         for (final String key : new String[] {"pario_direct_write_threshold", "pario_direct_read_threshold",
-            "pario_cb_run_threshold"}) {
+            "pario_cb_run_threshold", "pario_async_staging_bytes"}) {
             if (number(v, key) < 0) {
                 throw ParioException.argument("hint " + key + " must be >= 0, got " + v.get(key));
             }
@@ -115,6 +119,16 @@ public final class Hints {
         }
         Aggregators.parseConfigList(v.get("cb_config_list"));
         this.values = Collections.unmodifiableMap(v);
+    }
+
+    /** A quarter of the JVM's largest heap, at most 1 GiB: room for a rank's part of most checkpoints. */
+    private static long defaultStagingBytes() {
+        return Math.min(1L << 30, Runtime.getRuntime().maxMemory() / 4);
+    }
+
+    /** @return the bytes of a rank's data an asynchronous checkpoint may copy before its call returns */
+    public long asyncStagingBytes() {
+        return number(values, "pario_async_staging_bytes");
     }
 
     /**

@@ -234,6 +234,22 @@ public final class Checkpoint {
         return writer().array(name, array, buffer).write();
     }
 
+    /**
+     * Writes a checkpoint holding one array in the background, collectively; see
+     * {@link CheckpointWriter#writeAsync()}. Once the call returns, {@code buffer} may change.
+     *
+     * @param name   the array's name in the checkpoint
+     * @param array  the array
+     * @param buffer this rank's elements, in local order
+     * @param <T>    the buffer class
+     * @return the header written, or the error, the same on every rank
+     */
+    public <T> java.util.concurrent.CompletableFuture<CheckpointHeader> writeAsync(final String name,
+                                                                              final DistributedArray<T> array,
+                                                                              final T buffer) {
+        return writer().array(name, array, buffer).writeAsync();
+    }
+
     /** @return a writer for a checkpoint of several arrays and attributes */
     public CheckpointWriter writer() {
         return new CheckpointWriter(this);

@@ -13,6 +13,7 @@ import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 
 import org.pario.ErrorCategory;
 import org.pario.ParioException;
@@ -182,22 +183,115 @@ public final class CheckpointWriter {
      * @throws ParioException the same on every rank, naming what is wrong
      */
     public CheckpointHeader write() {
-        if (entries.isEmpty()) {
-            throw ParioException.argument("checkpoint " + target.location() + ": a checkpoint needs at least one "
-                + "array");
-        }
-        final Communicator comm = entries.get(0).array().comm();
+        final Communicator comm = communicator();
         final Phases phases = new Phases(target, comm);
         phases.begin(CheckpointListener.Phase.AGREE, 0);
         final CheckpointHeader planned = agreedPlan(comm);
         phases.end();
-        // where files take positional writes the checkpoint is written in place and renamed; where they only
-        // append (HDFS), it is staged and joined
-        final StorageProvider provider = Storages.providerOf(target.location());
-        final CheckpointHeader written = provider.capabilities().contains(Storage.Capability.POSITIONAL_WRITE)
-            ? writeInPlace(comm, planned, phases, provider) : writeStaged(comm, planned, phases, provider);
+        final List<Source> sources = new ArrayList<>();
+        for (final Entry e : entries) {
+            sources.add(new Source(e.buffer(), e.array().local().count(), null, 0));
+        }
+        final CheckpointHeader written = writePlanned(comm, planned, phases, sources, false, () -> { });
         target.retain(comm);
         return written;
+    }
+
+    /**
+     * Writes the checkpoint in the background, collectively: every rank gets a future of the header written (or of
+     * the same error). Once the call returns the arrays' buffers may change: the checkpoint holds their values at
+     * the time of the call. The rank's data is copied into staging memory first, up to the
+     * {@code pario_async_staging_bytes} hint (default: a quarter of the JVM's largest heap, at most 1 GiB); a rank
+     * holding more writes the rest from its own buffers before the call returns, and never waits longer.
+     *
+     * <p>The write runs on a thread of its own and a duplicate of the arrays' communicator, so the job's own
+     * messages and collectives go on meanwhile and never mix with it. It is as atomic as {@link #write()}: the
+     * previous checkpoint under the name stays until the new one is published, and a crash at any moment leaves the
+     * last published one restorable. Checkpoints written asynchronously on a communicator are written one at a
+     * time, in the order of the calls: a call made while the previous checkpoint is still being written first
+     * waits for it (staging holds one checkpoint at a time). Closing the communicator waits for the checkpoint in
+     * flight; so does the JVM's exit, the writing thread being a user thread. The listener is told of the
+     * background phases on the writing thread. Before anything is copied, every rank checks what {@link #write()}
+     * checks; an error there is thrown by the call itself, on every rank.
+     *
+     * <pre>{@code
+     * CompletableFuture<CheckpointHeader> saved = Checkpoint.at(path).writer().array("field", field, mine)
+     *     .writeAsync();
+     * compute(mine);                         // the checkpoint holds mine as it was at the call
+     * saved.join();                          // or check it before the next one
+     * }</pre>
+     *
+     * @return the header written, or the error, the same on every rank
+     * @throws ParioException the same on every rank, naming what is wrong with the arrays or attributes
+     */
+    public CompletableFuture<CheckpointHeader> writeAsync() {
+        final Communicator comm = communicator();
+        final AsyncCheckpoints async = comm.attribute(AsyncCheckpoints.KEY, () -> new AsyncCheckpoints(comm));
+        async.awaitPrevious();
+        final Phases agree = new Phases(target, comm);
+        agree.begin(CheckpointListener.Phase.AGREE, 0);
+        final CheckpointHeader planned = agreedPlan(comm);
+        agree.end();
+        // the last bytes of this rank's data are copied; the first, past the staging bound, are written from the
+        // buffers before the call returns
+        long room = target.hints().asyncStagingBytes();
+        final List<Source> sources = new ArrayList<>();
+        long staged = 0;
+        for (int i = entries.size() - 1; i >= 0; i--) {
+            final Entry e = entries.get(i);
+            final long count = e.array().local().count();
+            final long extent = e.array().elementType().extent();
+            final long tail = Math.min(count, room / extent);
+            room -= tail * extent;
+            staged += tail * extent;
+            sources.add(0, new Source(e.buffer(), count - tail, copyOf(e, count - tail, tail), tail));
+        }
+        final boolean fromBuffers = sources.stream().anyMatch(x -> x.headCount() > 0);
+        return async.submit(staged, fromBuffers, (background, drained) -> {
+            final Phases phases = new Phases(target, background);
+            final CheckpointHeader written = writePlanned(background, planned, phases, sources, true, drained);
+            target.retain(background);
+            return written;
+        });
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> Object copyOf(final Entry e, final long from, final long count) {
+        final Element<T> el = (Element<T>) e.array().element();
+        return el.copyOf((T) e.buffer(), from, count);
+    }
+
+    private Communicator communicator() {
+        if (entries.isEmpty()) {
+            throw ParioException.argument("checkpoint " + target.location() + ": a checkpoint needs at least one "
+                + "array");
+        }
+        return entries.get(0).array().comm();
+    }
+
+    /**
+     * Where one array's data is written from: its first {@code headCount} elements from {@code head} (the rank's
+     * buffer), the other {@code tailCount} from {@code tail} (a staged copy; null when there is none).
+     */
+    private record Source(Object head, long headCount, Object tail, long tailCount) {
+    }
+
+    /**
+     * Writes a planned checkpoint: in place and renamed where files take positional writes, staged and joined where
+     * they only append (HDFS). With {@code split}, every array is written in two collective writes (head, then
+     * tail), on every rank alike; {@code drained} runs once nothing more is read from the ranks' own buffers.
+     */
+    private CheckpointHeader writePlanned(final Communicator comm, final CheckpointHeader planned,
+                                          final Phases phases, final List<Source> sources, final boolean split,
+                                          final Runnable drained) {
+        final StorageProvider provider = Storages.providerOf(target.location());
+        final Writing w = new Writing(sources, split, drained);
+        return provider.capabilities().contains(Storage.Capability.POSITIONAL_WRITE)
+            ? writeInPlace(comm, planned, phases, provider, w) : writeStaged(comm, planned, phases, provider, w);
+    }
+
+    /** The sources of one write and what to tell once the ranks' buffers are no longer read. */
+    private record Writing(List<Source> sources, boolean split, Runnable drained) {
     }
 
     /**
@@ -205,7 +299,7 @@ public final class CheckpointWriter {
      * synced and checksummed, rank 0 writes and syncs the header into it and renames it over the target.
      */
     private CheckpointHeader writeInPlace(final Communicator comm, final CheckpointHeader planned,
-                                          final Phases phases, final StorageProvider provider) {
+                                          final Phases phases, final StorageProvider provider, final Writing w) {
         final String location = target.location();
         final String hidden = Storages.sibling(location, "." + Storages.fileName(location) + ".pario-"
             + Long.toHexString(sharedRandom(comm)) + ".tmp");
@@ -213,7 +307,7 @@ public final class CheckpointWriter {
         CheckpointHeader done = null;
         try {
             final InFlightChecksums sums = InFlightChecksums.ofWrites(planned.arrays(), planned.chunkBytes(), 0);
-            writeArrays(comm, hidden, planned, 0, phases, sums);
+            writeArrays(comm, hidden, planned, 0, phases, sums, w);
             done = withChecksums(comm, hidden, planned, 0, phases, sums);
             phases.begin(CheckpointListener.Phase.COMMIT, HeaderCodec.PREFIX);
             if (comm.rank() == 0) {
@@ -344,7 +438,7 @@ public final class CheckpointWriter {
      * size, appends the data file to it in one step, and renames the result over the target, in one step too.
      */
     private CheckpointHeader writeStaged(final Communicator comm, final CheckpointHeader planned,
-                                         final Phases phases, final StorageProvider p) {
+                                         final Phases phases, final StorageProvider p, final Writing w) {
         final String location = target.location();
         final String name = Storages.fileName(location);
         final String tag = Long.toHexString(sharedRandom(comm));
@@ -355,7 +449,7 @@ public final class CheckpointWriter {
         CheckpointHeader done = null;
         try {
             final InFlightChecksums sums = InFlightChecksums.ofWrites(planned.arrays(), planned.chunkBytes(), first);
-            writeArrays(comm, data, planned, first, phases, sums);
+            writeArrays(comm, data, planned, first, phases, sums, w);
             padStaged(comm, data, planned, first, target.hints());
             done = withChecksums(comm, data, planned, first, phases, sums);
             phases.begin(CheckpointListener.Phase.COMMIT, HeaderCodec.PREFIX);
@@ -419,9 +513,16 @@ public final class CheckpointWriter {
      * {@code sums} sees every byte written.
      */
     private void writeArrays(final Communicator comm, final String file, final CheckpointHeader planned,
-                             final long shift, final Phases phases, final InFlightChecksums sums) {
+                             final long shift, final Phases phases, final InFlightChecksums sums, final Writing w) {
         final long all = planned.dataBytes();
         phases.begin(CheckpointListener.Phase.WRITE, all);
+        int lastHead = -1;
+        for (int i = 0; i < w.sources().size(); i++) {
+            lastHead = w.sources().get(i).headCount() > 0 ? i : lastHead;
+        }
+        if (lastHead < 0) {
+            w.drained().run();
+        }
         try (ParallelFile f = ParallelFile.open(comm, file, EnumSet.of(Mode.CREATE, Mode.EXCL, Mode.RDWR),
             target.hints(), sums::watching)) {
             final long[] before = {0};
@@ -431,8 +532,16 @@ public final class CheckpointWriter {
                 final StoredArray a = planned.arrays().get(i);
                 final Datatype el = e.array().elementType();
                 final DistributedArray<?>.Local part = e.array().local();
+                final Source src = w.sources().get(i);
                 f.setView(a.offset() - shift, el, part.filetype(), DataRepresentation.NATIVE);
-                f.writeAll(e.buffer(), part.count(), el);
+                // both writes on every rank, whatever its counts: they are collective
+                f.writeAll(src.head(), src.headCount(), el);
+                if (i == lastHead) {
+                    w.drained().run();
+                }
+                if (w.split()) {
+                    f.writeAll(src.tail(), src.tailCount(), el);
+                }
                 before[0] += a.bytes();
             }
             if (shift == 0) {

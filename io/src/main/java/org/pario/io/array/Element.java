@@ -136,6 +136,24 @@ public final class Element<T> {
     }
 
     /**
+     * @param buffer a buffer of this element's class
+     * @param from   the first element to copy
+     * @param count  how many
+     * @return a new buffer holding a copy of those elements
+     */
+    T copyOf(final T buffer, final long from, final long count) {
+        final T copy = allocate(count);
+        if (buffer instanceof ByteBuffer b) {
+            final long extent = type.extent();
+            ((ByteBuffer) copy).put(0, b, Math.toIntExact(from * extent), Math.toIntExact(count * extent));
+        } else {
+            final long perElement = type.extent() / unit;
+            System.arraycopy(buffer, Math.toIntExact(from * perElement), copy, 0, Math.toIntExact(count * perElement));
+        }
+        return copy;
+    }
+
+    /**
      * @param count elements
      * @return the length of a buffer (array elements, or bytes) that holds exactly {@code count} elements
      * @throws ParioException past what one Java array can hold

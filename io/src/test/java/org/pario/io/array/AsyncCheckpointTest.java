@@ -1,0 +1,159 @@
+package org.pario.io.array;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.pario.ParioException;
+import org.pario.comm.Communicator;
+import org.pario.comm.LocalCluster;
+import org.pario.comm.Op;
+import org.pario.io.Hints;
+
+@Timeout(120)
+class AsyncCheckpointTest {
+    private static final long[] SHAPE = {200, 300};
+
+    @TempDir
+    Path dir;
+
+    private static DistributedArray<double[]> field(final Communicator comm) {
+        return DistributedArray.of(comm, Element.DOUBLE, SHAPE, Dist.block(), Dist.cyclic(3));
+    }
+
+    /** This rank's part of the field at step {@code step}: the element of global index g holds g + step / 8. */
+    private static double[] values(final DistributedArray<double[]> a, final long step) {
+        final double[] v = a.allocate();
+        for (int i = 0; i < v.length; i++) {
+            v[i] = a.local().globalLinear(i) + step / 8.0;
+        }
+        return v;
+    }
+
+    /** Restores on 3 ranks with another distribution and checks the values of {@code step}. */
+    private static void assertHolds(final Path file, final long step) {
+        LocalCluster.run(3, comm -> {
+            final DistributedArray<double[]> a = DistributedArray.of(comm, Element.DOUBLE, SHAPE, Dist.cyclic(),
+                Dist.none());
+            assertArrayEquals(values(a, step), Checkpoint.at(file).restore("field", a), file + " holds step " + step);
+        });
+    }
+
+    @Test
+    void theCheckpointHoldsTheValuesOfTheCallWhateverTheBuffersBecomeAfter() {
+        for (final String staging : new String[] {"1073741824", "30000", "0"}) {
+            final Path file = dir.resolve("a-" + staging + ".ckpt");
+            final long[] most = new long[4];
+            LocalCluster.run(4, comm -> {
+                final DistributedArray<double[]> a = field(comm);
+                final double[] mine = values(a, 1);
+                final CompletableFuture<CheckpointHeader> saved = Checkpoint.at(file)
+                    .hints(Hints.of(Map.of("pario_async_staging_bytes", staging))).writeAsync("field", a, mine);
+                // the application goes on at once, changing its data and talking on its communicator
+                Arrays.fill(mine, -7);
+                assertEquals(4L, comm.allreduce(1L, Op.SUM));
+                final CheckpointHeader h = saved.join();
+                assertEquals(List.of("field"), h.names());
+                most[comm.rank()] = comm.attribute(AsyncCheckpoints.KEY, () -> null).mostStaged();
+            });
+            assertHolds(file, 1);
+            // 200 x 300 doubles over 4 ranks: 120000 bytes each; the bound holds, whole elements
+            for (final long m : most) {
+                assertTrue(m <= Math.min(120000, Long.parseLong(staging)), m + " staged under " + staging);
+            }
+        }
+    }
+
+    @Test
+    void manyCheckpointsInARowCommitInOrderBetweenTheApplicationsCollectives() throws Exception {
+        final int steps = 12;
+        LocalCluster.run(4, comm -> {
+            final DistributedArray<double[]> a = field(comm);
+            final List<CompletableFuture<CheckpointHeader>> saved = new ArrayList<>();
+            double[] mine = values(a, 0);
+            for (int step = 1; step <= steps; step++) {
+                mine = values(a, step);
+                saved.add(Checkpoint.at(dir.resolve("step-" + step + ".ckpt")).keep(3)
+                    .hints(Hints.of(Map.of("pario_async_staging_bytes", step % 2 == 0 ? "1048576" : "40000")))
+                    .writer().attribute("step", step).array("field", a, mine).writeAsync());
+                // the application's own traffic meanwhile
+                final double sum = comm.allreduce((double) comm.rank(), Op.SUM);
+                assertEquals(6.0, sum);
+                comm.barrier();
+                Arrays.fill(mine, Double.NaN);
+            }
+            long previous = 0;
+            for (final CompletableFuture<CheckpointHeader> f : saved) {
+                final long created = f.join().created().toEpochMilli();
+                assertTrue(created >= previous, "committed in the order of the calls");
+                previous = created;
+            }
+        });
+        final List<CheckpointEntry> left = Checkpoint.list(dir);
+        assertEquals(3, left.size(), left.toString());
+        assertEquals(steps, left.get(2).attributes().getLong("step"));
+        assertHolds(dir.resolve("step-" + steps + ".ckpt"), steps);
+    }
+
+    @Test
+    void closingTheCommunicatorWaitsForTheCheckpointInFlight() {
+        final Path file = dir.resolve("closed.ckpt");
+        LocalCluster.run(4, comm -> {
+            final DistributedArray<double[]> a = field(comm);
+            Checkpoint.at(file).writeAsync("field", a, values(a, 3));
+            comm.close();
+        });
+        assertHolds(file, 3);
+        assertEquals(1, Checkpoint.list(dir).size(), "no hidden file left");
+    }
+
+    @Test
+    void aFailingWriteFailsEveryRanksFutureWithTheSameErrorAndLeavesThePreviousCheckpoint() throws Exception {
+        final Path file = dir.resolve("kept.ckpt");
+        LocalCluster.run(4, comm -> {
+            final DistributedArray<double[]> a = field(comm);
+            Checkpoint.at(file).write("field", a, values(a, 5));
+        });
+        final String[] messages = new String[4];
+        LocalCluster.run(4, comm -> {
+            final DistributedArray<double[]> a = field(comm);
+            // a name the file system takes, whose hidden file's name is too long for it: the background write fails
+            final CompletableFuture<CheckpointHeader> bad = Checkpoint.at(dir.resolve("x".repeat(250)))
+                .writeAsync("field", a, values(a, 6));
+            final CompletionException e = assertThrows(CompletionException.class, bad::join);
+            assertTrue(e.getCause() instanceof ParioException, e.toString());
+            messages[comm.rank()] = e.getCause().getMessage();
+            // the next one goes ahead
+            Checkpoint.at(file).writeAsync("field", a, values(a, 7)).join();
+        });
+        assertEquals(1, Arrays.stream(messages).distinct().count(), Arrays.toString(messages));
+        assertTrue(messages[0].contains("x".repeat(250)), messages[0]);
+        assertHolds(file, 7);
+        // wrong buffers fail the call itself, on every rank
+        final ParioException e = assertThrows(ParioException.class, () -> LocalCluster.run(2, comm -> {
+            final DistributedArray<double[]> a = field(comm);
+            Checkpoint.at(file).writeAsync("field", a, new double[comm.rank() == 0 ? 5 : (int) a.local().count()]);
+        }));
+        assertTrue(e.getMessage().contains("holds 5 double values"), e.getMessage());
+        final ParioException missing = assertThrows(ParioException.class, () -> LocalCluster.run(2, comm -> {
+            final DistributedArray<double[]> a = field(comm);
+            Checkpoint.at(dir.resolve("no/such/dir/x.ckpt")).writeAsync("field", a, values(a, 8));
+        }));
+        assertTrue(missing.getMessage().contains("does not exist"), missing.getMessage());
+        assertHolds(file, 7);
+        assertEquals(1, Files.list(dir).count(), "nothing else left");
+    }
+}
