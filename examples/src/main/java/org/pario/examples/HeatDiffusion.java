@@ -2,6 +2,7 @@ package org.pario.examples;
 
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 import org.pario.comm.Communicator;
 import org.pario.comm.LocalCluster;
@@ -10,6 +11,7 @@ import org.pario.comm.Status;
 import org.pario.datatypes.Datatype;
 import org.pario.datatypes.Memory;
 import org.pario.io.array.Checkpoint;
+import org.pario.io.array.CheckpointHeader;
 import org.pario.io.array.Dist;
 import org.pario.io.array.DistributedArray;
 import org.pario.io.array.Element;
@@ -18,9 +20,10 @@ import org.pario.io.array.Element;
  * A 2-D heat-diffusion solver: Jacobi iterations on an {@code rows x cols} grid distributed BLOCK,BLOCK over the
  * ranks (grid chosen like {@code MPI_Dims_create}), halos exchanged with the four neighbours (rows as contiguous
  * runs, columns as a {@code vector} datatype), the top edge held at 1 and the other edges at 0. Every
- * {@code every} steps, and at the end, it checkpoints the field into {@code DIR/step-N.ckpt}; it can restart
- * from any checkpoint on another number of ranks. Every point's update is the same expression in the same order
- * whatever the decomposition, so a restarted run ends bitwise identical to an uninterrupted one.
+ * {@code every} steps, and at the end, it checkpoints the field into {@code DIR/step-N.ckpt} asynchronously (the
+ * solver goes on while the checkpoint is written); it can restart from any checkpoint on another number of ranks.
+ * Every point's update is the same expression in the same order whatever the decomposition, so a restarted run
+ * ends bitwise identical to an uninterrupted one.
  *
  * <p>Run: {@code HeatDiffusion RANKS ROWS COLS STEPS EVERY DIR [RESTART_CHECKPOINT]}.
  */
@@ -83,6 +86,9 @@ public final class HeatDiffusion {
         final int right = at[1] < grid[1] - 1 ? comm.rank() + 1 : -1;
         final Datatype column = Datatype.vector(lr, 1, width, Datatype.DOUBLE);
         Path last = null;
+        // the checkpoint's copy of the interior, reused: an asynchronous write stages what it needs at the call
+        final double[] interior = field.allocate();
+        CompletableFuture<CheckpointHeader> saving = null;
         while (step < steps) {
             exchange(comm, u, lr, lc, column, up, down, left, right);
             for (int i = 1; i <= lr; i++) {
@@ -102,21 +108,32 @@ public final class HeatDiffusion {
             next = t;
             step++;
             if (step % every == 0 || step == steps) {
-                last = checkpoint(field, u, lr, lc, step, dir);
+                if (saving != null) {
+                    saving.join(); // the previous checkpoint's outcome: an error surfaces here, on every rank
+                }
+                last = dir.resolve("step-" + step + ".ckpt");
+                saving = checkpoint(field, u, interior, lr, lc, step, last);
             }
+        }
+        if (saving != null) {
+            saving.join();
         }
         return last;
     }
 
-    private static Path checkpoint(final DistributedArray<double[]> field, final double[] u, final int lr,
-                                   final int lc, final int step, final Path dir) {
-        final double[] interior = field.allocate();
+    /**
+     * Starts writing the interior of {@code u} in the background; the solver goes on at once, the checkpoint holding
+     * the field as it was at the call.
+     */
+    private static CompletableFuture<CheckpointHeader> checkpoint(final DistributedArray<double[]> field,
+                                                                  final double[] u, final double[] interior,
+                                                                  final int lr, final int lc, final int step,
+                                                                  final Path file) {
         for (int i = 0; i < lr; i++) {
             System.arraycopy(u, (i + 1) * (lc + 2) + 1, interior, i * lc, lc);
         }
-        final Path file = dir.resolve("step-" + step + ".ckpt");
-        Checkpoint.at(file).writer().attribute("step", step).array("temperature", field, interior).write();
-        return file;
+        return Checkpoint.at(file).writer().attribute("step", step).array("temperature", field, interior)
+            .writeAsync();
     }
 
     /** Sends the four edges of the interior to the neighbours, then receives their edges into the halo. */

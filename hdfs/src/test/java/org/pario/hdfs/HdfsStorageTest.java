@@ -276,6 +276,20 @@ class HdfsStorageTest {
         assertTrue(listed.whole(), listed.toString());
         assertEquals(-1.0, listed.attributes().getDouble("sign"));
         assertTrue(Checkpoint.latest(base).newest().isPresent(), "the catalog reads HDFS directories too");
+        // written asynchronously: the buffers change at once, the checkpoint holds the values of the call
+        LocalCluster.run(4, comm -> {
+            final DistributedArray<double[]> a = array(comm, Dist.cyclic(2), Dist.block());
+            final double[] v = values(a.local());
+            final java.util.concurrent.CompletableFuture<CheckpointHeader> saved = Checkpoint.at(file)
+                .hints(MiniDfs.hints(Map.of("pario_async_staging_bytes", "100000"))).writer()
+                .attribute("sign", 2.0).array("field", a, v).writeAsync();
+            java.util.Arrays.fill(v, -1);
+            assertEquals(2.0, saved.join().attributes().getDouble("sign"));
+        });
+        LocalCluster.run(3, comm -> {
+            final DistributedArray<double[]> a = array(comm, Dist.block(), Dist.none());
+            assertArrayEquals(values(a.local()), Checkpoint.at(file).restore("field", a));
+        });
         for (final FileStatus st : fs.listStatus(new Path("/pario"))) {
             assertTrue(!st.getPath().getName().startsWith(".state.ckpt"), "left behind: " + st.getPath());
         }

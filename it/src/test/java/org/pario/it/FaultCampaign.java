@@ -40,6 +40,8 @@ final class FaultCampaign {
         KILL_IN_WRITE("SIGKILL of an aggregator at a random point of collective writes (each read back)", "write"),
         KILL_IN_READ("SIGKILL of an aggregator at a random point of collective reads", "read"),
         KILL_IN_CHECKPOINT("SIGKILL of a rank at a random point of back-to-back checkpoints", "checkpoint"),
+        KILL_IN_ASYNC_CHECKPOINT("SIGKILL of a rank at a random point of back-to-back asynchronous checkpoints, the "
+            + "job's allreduces going on meanwhile", "async-checkpoint"),
         THROW("a rank's code throws at a random allreduce (no abort call)", "reduce"),
         NEVER_ARRIVES("a rank never starts (start-up bound 5 s)", "reduce"),
         NETWORK_CUT("a host's link cut at a random point of allreduces (traffic dropped; failure timeout 2 s)",
@@ -144,7 +146,8 @@ final class FaultCampaign {
                         + transcript());
                 }
                 judge(injected);
-                if (fault == Fault.KILL_IN_CHECKPOINT || fault == Fault.DISK_FULL) {
+                if (fault == Fault.KILL_IN_CHECKPOINT || fault == Fault.KILL_IN_ASYNC_CHECKPOINT
+                    || fault == Fault.DISK_FULL) {
                     checkCheckpoint(dir);
                 }
             } finally {

@@ -22,7 +22,8 @@ import org.pario.io.array.Element;
 /**
  * A rank of the fault campaign ({@link FaultCampaign}). Usage: {@code FaultJobMain MODE DIR VICTIM THROW_AT}.
  * Modes: {@code reduce} (allreduces), {@code write} (collective writes, each read back and checked), {@code read}
- * (collective reads of a file written once), {@code checkpoint} (checkpoints of one array, one after another)
+ * (collective reads of a file written once), {@code checkpoint} (checkpoints of one array, one after another),
+ * {@code async-checkpoint} (the same written asynchronously, allreduces of the job going on meanwhile)
  * loop until the campaign injects a fault; in {@code reduce}, rank VICTIM throws at iteration THROW_AT when
  * it is positive. {@code diskfull} writes a small checkpoint and then one too large for the file system;
  * {@code permission} writes a checkpoint that one rank may not write. Prints {@code rank R ready} after the first
@@ -54,6 +55,7 @@ public final class FaultJobMain {
                 case "write" -> write(world, dir.resolve("array").toString(), true);
                 case "read" -> write(world, dir.resolve("array").toString(), false);
                 case "checkpoint" -> checkpoints(world, dir.resolve("ckpt").toString());
+                case "async-checkpoint" -> asyncCheckpoints(world, dir.resolve("ckpt").toString());
                 case "diskfull" -> diskFull(world, dir.resolve("ckpt").toString());
                 case "permission" -> {
                     say(world, "begin");
@@ -197,6 +199,35 @@ public final class FaultJobMain {
         }
         Checkpoint.at(file).hints(Hints.of(HINTS)).writer().attribute("iteration", iteration).array("a", a, v)
             .write();
+    }
+
+    /**
+     * Back-to-back asynchronous checkpoints, the application's allreduces going on while each is written; a
+     * checkpoint's failure surfaces where the job waits for it.
+     */
+    private static void asyncCheckpoints(final Communicator world, final String file) {
+        final DistributedArray<double[]> a = array(world, ELEMENTS);
+        final DistributedArray<double[]>.Local part = a.local();
+        final double[] v = a.allocate();
+        for (int i = 0; ; i++) {
+            for (int k = 0; k < v.length; k++) {
+                v[k] = i * 1e7 + part.globalLinear(k);
+            }
+            final java.util.concurrent.CompletableFuture<org.pario.io.array.CheckpointHeader> saved = Checkpoint.at(file)
+                .hints(Hints.of(HINTS)).writer().attribute("iteration", i).array("a", a, v).writeAsync();
+            java.util.Arrays.fill(v, -1); // the checkpoint holds the values of the call
+            for (int k = 0; k < 20; k++) {
+                world.allreduce((long) k, org.pario.comm.Op.SUM);
+            }
+            try {
+                saved.join();
+            } catch (java.util.concurrent.CompletionException e) {
+                throw e.getCause() instanceof ParioException p ? p : e;
+            }
+            if (i == 0) {
+                say(world, "ready");
+            }
+        }
     }
 
     private static void checkpoints(final Communicator world, final String file) {

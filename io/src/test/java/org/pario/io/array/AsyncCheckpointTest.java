@@ -77,6 +77,43 @@ class AsyncCheckpointTest {
         }
     }
 
+    /** Several arrays, the bound splitting the data inside the second: the split is one file offset for all ranks. */
+    @Test
+    void severalArraysSplitAtOneFileOffset() {
+        final Path file = dir.resolve("several.ckpt");
+        final Element<java.nio.ByteBuffer> pair = Element.of(org.pario.datatypes.Datatype.parse(
+            "struct([1,1], [0,8], [double, int])"));
+        for (final String staging : new String[] {"50000", "150000", "1"}) {
+            LocalCluster.run(3, comm -> {
+                final DistributedArray<double[]> a = field(comm);
+                final DistributedArray<java.nio.ByteBuffer> p = DistributedArray.of(comm, pair, new long[] {90, 70},
+                    Dist.cyclic(4), Dist.block());
+                final double[] va = values(a, 9);
+                final java.nio.ByteBuffer vp = p.allocate();
+                for (int i = 0; i < p.local().intCount(); i++) {
+                    vp.putDouble(16 * i, p.local().globalLinear(i)).putInt(16 * i + 8, i);
+                }
+                final CompletableFuture<CheckpointHeader> saved = Checkpoint.at(file)
+                    .hints(Hints.of(Map.of("pario_async_staging_bytes", staging))).writer().array("field", a, va)
+                    .array("pairs", p, vp).writeAsync();
+                Arrays.fill(va, 0);
+                for (int i = 0; i < vp.capacity(); i++) {
+                    vp.put(i, (byte) 0);
+                }
+                saved.join();
+                assertTrue(comm.attribute(AsyncCheckpoints.KEY, () -> null).mostStaged() <= Long.parseLong(staging));
+            });
+            assertHolds(file, 9);
+            LocalCluster.run(2, comm -> {
+                final DistributedArray<java.nio.ByteBuffer> p = DistributedArray.of(comm, pair, new long[] {90, 70});
+                final java.nio.ByteBuffer back = Checkpoint.at(file).restore("pairs", p);
+                for (int i = 0; i < p.local().intCount(); i++) {
+                    assertEquals(p.local().globalLinear(i), back.getDouble(16 * i), staging + " element " + i);
+                }
+            });
+        }
+    }
+
     @Test
     void manyCheckpointsInARowCommitInOrderBetweenTheApplicationsCollectives() throws Exception {
         final int steps = 12;
