@@ -10,14 +10,15 @@ import picocli.CommandLine.Spec;
 /** {@code pario bench}: benchmarks of Pario's layers on this machine. */
 @Command(name = "bench", mixinStandardHelpOptions = true,
     description = "Measures Pario on this machine.",
-    subcommands = {BenchCommand.Comm.class, BenchCommand.Io.class, BenchCommand.CheckpointBench.class})
+    subcommands = {BenchCommand.Comm.class, BenchCommand.Io.class, BenchCommand.CheckpointBench.class,
+        BenchCommand.Solver.class})
 final class BenchCommand implements Runnable {
     @Spec
     private picocli.CommandLine.Model.CommandSpec spec;
 
     @Override
     public void run() {
-        throw new picocli.CommandLine.ParameterException(spec.commandLine(), "a benchmark is required: comm, io or checkpoint");
+        throw new picocli.CommandLine.ParameterException(spec.commandLine(), "a benchmark is required: comm, io, checkpoint or solver");
     }
 
     /** {@code pario bench comm -n N}: point-to-point messages and collectives between N JVM ranks over TCP. */
@@ -172,6 +173,55 @@ final class BenchCommand implements Runnable {
             Locations.scratch("--file", file + ".ckpt", existing -> false);
             return array.launch(spec, "checkpoint", List.of("--file", prefix, "--rounds", Integer.toString(rounds),
                 "--compute", Double.toString(compute)), hint, prefix + ".raw", prefix + ".ckpt");
+        }
+    }
+
+    /** {@code pario bench solver -n N}: a compute loop without, with synchronous and with asynchronous checkpoints. */
+    @Command(name = "solver", mixinStandardHelpOptions = true,
+        description = "A compute loop over the N^3 array of doubles pario bench io moves (smoothing sweeps over each "
+            + "rank's part, a value passed around the ring of ranks after each), --intervals intervals of --sweeps "
+            + "sweeps, run three ways in one job: without checkpoints, with a synchronous checkpoint after every "
+            + "interval, and with an asynchronous one. Prints each run's seconds, the seconds a checkpoint blocks the "
+            + "loop, and the ratios asynchronous/synchronous blocking and asynchronous run/run without checkpoints.")
+    static final class Solver implements Callable<Integer> {
+        @Spec
+        private picocli.CommandLine.Model.CommandSpec spec;
+
+        @picocli.CommandLine.Mixin
+        private ArrayBenchOptions array;
+
+        @Option(names = "--intervals", defaultValue = "4", paramLabel = "K",
+            description = "Checkpoint intervals (default: ${DEFAULT-VALUE}).")
+        private int intervals;
+
+        @Option(names = "--sweeps", defaultValue = "4", paramLabel = "S",
+            description = "Sweeps in an interval (default: ${DEFAULT-VALUE}).")
+        private int sweeps;
+
+        @Option(names = "--file", defaultValue = "pario-bench-solver.ckpt", paramLabel = "PATH",
+            description = "The checkpoint written, deleted afterwards (default: ${DEFAULT-VALUE}).")
+        private String file;
+
+        @picocli.CommandLine.Mixin
+        private HintOption hint;
+
+        @Option(names = "--worker", hidden = true, description = "Run as one rank of the benchmark job.")
+        private boolean worker;
+
+        @Override
+        public Integer call() throws Exception {
+            if (intervals < 1 || intervals > 10000 || sweeps < 1 || sweeps > 10000) {
+                throw new picocli.CommandLine.ParameterException(spec.commandLine(),
+                    "--intervals and --sweeps must be in [1, 10000], got " + intervals + " and " + sweeps);
+            }
+            if (worker) {
+                SolverBenchmark.run(array.size, array.pattern, file, hint.values, intervals, sweeps);
+                return 0;
+            }
+            array.check();
+            final String target = Locations.scratch("--file", file, existing -> false);
+            return array.launch(spec, "solver", List.of("--file", target, "--intervals", Integer.toString(intervals),
+                "--sweeps", Integer.toString(sweeps)), hint, target);
         }
     }
 }

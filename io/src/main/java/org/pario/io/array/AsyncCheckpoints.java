@@ -24,6 +24,9 @@ final class AsyncCheckpoints implements AutoCloseable {
     private final Communicator background;
     private final ThreadPoolExecutor writer;
     private CompletableFuture<CheckpointHeader> last = CompletableFuture.completedFuture(null);
+    /** The staging buffers of the last write, free once it has ended: the next write of the same arrays reuses them. */
+    private java.util.List<Object> spare = java.util.List.of();
+    private java.util.List<Object> inUse = java.util.List.of();
 
     /** Collective over {@code comm}: duplicates it. */
     AsyncCheckpoints(final Communicator comm) {
@@ -45,6 +48,30 @@ final class AsyncCheckpoints implements AutoCloseable {
          * @return the header written
          */
         CheckpointHeader run(Communicator comm, Runnable drained);
+    }
+
+    /**
+     * A staging buffer for {@code count} elements: the one the previous write used for the same array when it
+     * fits (after {@link #awaitPrevious()}, nothing reads it any more), else a new one. Reusing them spares the
+     * allocation, its zeroing and the garbage collections of a buffer the size of the data every checkpoint.
+     */
+    @SuppressWarnings("unchecked")
+    synchronized <T> T staging(final int index, final Element<T> element, final long count) {
+        final Object old = index < spare.size() ? spare.get(index) : null;
+        final T buffer = old != null && element.bufferClass().isInstance(old)
+            && element.length(count) == lengthOf(old) ? (T) old : element.allocate(count);
+        if (inUse.isEmpty()) {
+            inUse = new java.util.ArrayList<>();
+        }
+        while (inUse.size() <= index) {
+            inUse.add(null);
+        }
+        inUse.set(index, buffer);
+        return buffer;
+    }
+
+    private static long lengthOf(final Object buffer) {
+        return buffer instanceof java.nio.ByteBuffer b ? b.capacity() : java.lang.reflect.Array.getLength(buffer);
     }
 
     /** Waits until the checkpoint in flight, if any, has been written or has failed (its future says which). */
@@ -81,6 +108,8 @@ final class AsyncCheckpoints implements AutoCloseable {
             }
         });
         last = done;
+        spare = inUse;
+        inUse = java.util.List.of();
         if (fromBuffers) {
             try {
                 drained.await();

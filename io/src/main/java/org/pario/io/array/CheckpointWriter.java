@@ -244,7 +244,7 @@ public final class CheckpointWriter {
             final long count = e.array().local().count();
             final long head = elementsBefore(e, planned.arrays().get(i), split);
             staged += (count - head) * e.array().elementType().extent();
-            sources.add(new Source(e.buffer(), head, copyOf(e, head, count - head), count - head));
+            sources.add(new Source(e.buffer(), head, copyOf(async, i, e, head, count - head), count - head));
         }
         final boolean fromBuffers = sources.stream().anyMatch(x -> x.headCount() > 0);
         return async.submit(staged, fromBuffers, (background, drained) -> {
@@ -304,9 +304,10 @@ public final class CheckpointWriter {
     }
 
     @SuppressWarnings("unchecked")
-    private static <T> Object copyOf(final Entry e, final long from, final long count) {
+    private static <T> Object copyOf(final AsyncCheckpoints async, final int index, final Entry e, final long from,
+                                     final long count) {
         final Element<T> el = (Element<T>) e.array().element();
-        return el.copyOf((T) e.buffer(), from, count);
+        return el.copyInto((T) e.buffer(), from, count, async.staging(index, el, count));
     }
 
     private Communicator communicator() {

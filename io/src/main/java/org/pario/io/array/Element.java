@@ -142,7 +142,17 @@ public final class Element<T> {
      * @return a new buffer holding a copy of those elements
      */
     T copyOf(final T buffer, final long from, final long count) {
-        final T copy = allocate(count);
+        return copyInto(buffer, from, count, allocate(count));
+    }
+
+    /**
+     * @param buffer a buffer of this element's class
+     * @param from   the first element to copy
+     * @param count  how many
+     * @param copy   a buffer of exactly {@code count} elements
+     * @return {@code copy}, holding those elements
+     */
+    T copyInto(final T buffer, final long from, final long count, final T copy) {
         if (buffer instanceof ByteBuffer b) {
             final long extent = type.extent();
             ((ByteBuffer) copy).put(0, b, Math.toIntExact(from * extent), Math.toIntExact(count * extent));
