@@ -146,6 +146,24 @@ class AsyncCheckpointTest {
     }
 
     @Test
+    void theListenerIsToldOfTheBackgroundPhasesOnTheWritingThread() {
+        final Path file = dir.resolve("told.ckpt");
+        final List<String> told = java.util.Collections.synchronizedList(new ArrayList<>());
+        LocalCluster.run(2, comm -> {
+            final DistributedArray<double[]> a = field(comm);
+            final CheckpointListener listener = (phase, done, total) -> {
+                if (comm.rank() == 0 && done == 0) {
+                    told.add(phase + " " + (Thread.currentThread().getName().startsWith("pario-checkpoint-writer")
+                        ? "writer" : "caller"));
+                }
+            };
+            Checkpoint.at(file).listener(listener).writeAsync("field", a, values(a, 4)).join();
+        });
+        assertEquals(List.of("AGREE caller", "WRITE writer", "CHECKSUM writer", "COMMIT writer"), told);
+        assertHolds(file, 4);
+    }
+
+    @Test
     void closingTheCommunicatorWaitsForTheCheckpointInFlight() {
         final Path file = dir.resolve("closed.ckpt");
         LocalCluster.run(4, comm -> {
