@@ -288,21 +288,8 @@ public final class Checkpoint {
         final Phases phases = new Phases(this, comm);
         phases.begin(CheckpointListener.Phase.AGREE, 0);
         final CheckpointHeader h = header(comm);
-        Throwable failure = null;
-        StoredArray a = null;
-        try {
-            a = h.array(name);
-            final String why = mismatch(a, array);
-            if (why != null) {
-                throw ParioException.argument("checkpoint " + location + ": array '" + name + "' cannot be restored "
-                    + "as " + array + ": " + why);
-            }
-            array.element().check(buffer, array.local().count(), "checkpoint " + location + ": the buffer for '"
-                + name + "'");
-        } catch (ParioException e) {
-            failure = e;
-        }
-        Agreement.agree(comm, failure);
+        final StoredArray a = agreedTarget(comm, h, name, "array '" + name + "'", array, buffer,
+            stored -> mismatch(stored, array));
         phases.end();
         phases.begin(CheckpointListener.Phase.READ, a.bytes());
         final InFlightChecksums sums = InFlightChecksums.ofReads(a, h.chunkBytes());
@@ -358,23 +345,10 @@ public final class Checkpoint {
         final Phases phases = new Phases(this, comm);
         phases.begin(CheckpointListener.Phase.AGREE, 0);
         final CheckpointHeader h = header(comm);
-        Throwable failure = null;
-        StoredArray a = null;
-        try {
-            a = h.array(name);
-            final String why = regionMismatch(a, region, array.shape(), array.order(), array.elementType());
-            if (why != null) {
-                throw ParioException.argument("checkpoint " + location + ": region " + region + " of array '" + name
-                    + "' cannot be restored as " + array + ": " + why);
-            }
-            array.element().check(buffer, array.local().count(), "checkpoint " + location + ": the buffer for '"
-                + name + "'");
-        } catch (ParioException e) {
-            failure = e;
-        }
-        Agreement.agree(comm, failure);
+        final StoredArray a = agreedTarget(comm, h, name, "region " + region + " of array '" + name + "'", array,
+            buffer, stored -> regionMismatch(stored, region, array.shape(), array.order(), array.elementType()));
         phases.end();
-        new RegionReader(location, a, h.chunkBytes(), region, RegionReader.distributed(array))
+        new RegionReader(location, a, h.chunkBytes(), region, RegionOwners.distributed(array))
             .read(comm, hints.asMap(), windowBytes(), buffer, array.local().count(), phases);
     }
 
@@ -401,7 +375,7 @@ public final class Checkpoint {
                 + "' cannot be read as " + element.type() + ": " + why);
         }
         final T buffer = element.allocate(region.elements());
-        new RegionReader(location, a, h.chunkBytes(), region, RegionReader.oneProcess(region.dimensions()))
+        new RegionReader(location, a, h.chunkBytes(), region, RegionOwners.oneProcess(region.dimensions()))
             .read(null, hints.asMap(), windowBytes(), buffer, region.elements(), new Phases(this, 0));
         return buffer;
     }
@@ -432,7 +406,7 @@ public final class Checkpoint {
         final StoredArray a = h.array(name);
         region.within(a.shape());
         final RegionReader reader = new RegionReader(location, a, h.chunkBytes(), region,
-            RegionReader.oneProcess(region.dimensions()));
+            RegionOwners.oneProcess(region.dimensions()));
         return reader.bytesOf(reader.coveringChunks());
     }
 
@@ -457,6 +431,31 @@ public final class Checkpoint {
         final String el = a.elementMismatch(element);
         return el == null ? null : "the checkpoint's elements are " + a.element() + ", these " + element + " (" + el
             + ")";
+    }
+
+    /**
+     * Collective: the stored array a restore reads, after every rank has checked that it can be restored as
+     * {@code array} into {@code buffer}; any rank's problem fails every rank.
+     */
+    private <T> StoredArray agreedTarget(final Communicator comm, final CheckpointHeader h, final String name,
+                                         final String what, final DistributedArray<T> array, final T buffer,
+                                         final java.util.function.Function<StoredArray, String> mismatch) {
+        Throwable failure = null;
+        StoredArray a = null;
+        try {
+            a = h.array(name);
+            final String why = mismatch.apply(a);
+            if (why != null) {
+                throw ParioException.argument("checkpoint " + location + ": " + what + " cannot be restored as "
+                    + array + ": " + why);
+            }
+            array.element().check(buffer, array.local().count(), "checkpoint " + location + ": the buffer for '"
+                + name + "'");
+        } catch (ParioException e) {
+            failure = e;
+        }
+        Agreement.agree(comm, failure);
+        return a;
     }
 
     private static String mismatch(final StoredArray a, final DistributedArray<?> array) {

@@ -233,16 +233,16 @@ public final class CheckpointWriter {
         agree.begin(CheckpointListener.Phase.AGREE, 0);
         final CheckpointHeader planned = agreedPlan(comm);
         agree.end();
-        // what lies before one file offset, the same on every rank, is written from the buffers before the call
-        // returns; the rest is copied. One offset for all keeps the two writes in file order, as append-only
-        // storage needs, and each rank's copy within the bound
-        final long split = comm.allreduce(splitWanted(planned, target.hints().asyncStagingBytes()), Op.MAX);
+        // before one file offset agreed by all ranks from the buffers, after it from a staged copy (StagingSplit)
+        final List<DistributedArray<?>> arrays = entries.stream().<DistributedArray<?>>map(Entry::array).toList();
+        final long split = comm.allreduce(StagingSplit.wanted(arrays, planned, target.hints().asyncStagingBytes()),
+            Op.MAX);
         final List<Source> sources = new ArrayList<>();
         long staged = 0;
         for (int i = 0; i < entries.size(); i++) {
             final Entry e = entries.get(i);
             final long count = e.array().local().count();
-            final long head = elementsBefore(e, planned.arrays().get(i), split);
+            final long head = StagingSplit.elementsBefore(e.array(), planned.arrays().get(i), split);
             staged += (count - head) * e.array().elementType().extent();
             sources.add(new Source(e.buffer(), head, copyOf(async, i, e, head, count - head), count - head));
         }
@@ -253,54 +253,6 @@ public final class CheckpointWriter {
             target.retain(background);
             return written;
         });
-    }
-
-    /**
-     * The file offset before which this rank's data must be written from its buffers, so that what it copies stays
-     * within {@code bound} bytes: the offset of its first element past the first (all - bound) bytes of its data,
-     * or {@code Long.MIN_VALUE} when everything fits.
-     */
-    private long splitWanted(final CheckpointHeader planned, final long bound) {
-        long all = 0;
-        for (final Entry e : entries) {
-            all += e.array().local().count() * e.array().elementType().extent();
-        }
-        long need = all - bound;
-        if (need <= 0) {
-            return Long.MIN_VALUE;
-        }
-        for (int i = 0; i < entries.size(); i++) {
-            final Entry e = entries.get(i);
-            final long count = e.array().local().count();
-            final long extent = e.array().elementType().extent();
-            if (need <= count * extent) {
-                final long k = (need + extent - 1) / extent;
-                final StoredArray a = planned.arrays().get(i);
-                return k < count ? offsetOf(e, a, k) : offsetOf(e, a, count - 1) + extent;
-            }
-            need -= count * extent;
-        }
-        return Long.MAX_VALUE;
-    }
-
-    /** The file offset of this rank's element at {@code position} of its buffer. */
-    private static long offsetOf(final Entry e, final StoredArray a, final long position) {
-        return a.offset() + e.array().local().globalLinear(position) * e.array().elementType().extent();
-    }
-
-    /** How many of this rank's elements of an array lie before file offset {@code split}: local order is file order. */
-    private static long elementsBefore(final Entry e, final StoredArray a, final long split) {
-        long lo = 0;
-        long hi = e.array().local().count();
-        while (lo < hi) {
-            final long mid = (lo + hi) >>> 1;
-            if (offsetOf(e, a, mid) < split) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        return lo;
     }
 
     @SuppressWarnings("unchecked")

@@ -292,7 +292,7 @@ class RegionRestoreTest {
             final StoredArray a = new StoredArray("x", shape, el, order, List.of(), new long[0], Attributes.NONE, 4096,
                 bytes, new long[(int) ((bytes + chunk - 1) / chunk)]);
             final Region r = Region.of(start, count).stride(stride);
-            final RegionReader reader = new RegionReader("x", a, chunk, r, RegionReader.oneProcess(n));
+            final RegionReader reader = new RegionReader("x", a, chunk, r, RegionOwners.oneProcess(n));
             final TreeSet<Long> want = new TreeSet<>();
             final long[] box = new long[n];
             if (!r.isEmpty()) {
