@@ -12,10 +12,10 @@ import java.util.function.Supplier;
  * at {@code MPI_Comm_free}.
  */
 final class CachedAttributes {
-    private final Map<Communicator.AttributeKey<?>, Object> values = new LinkedHashMap<>();
+    private final Map<AttributeKey<?>, Object> values = new LinkedHashMap<>();
     private boolean closed;
 
-    synchronized <T> T get(final Communicator.AttributeKey<T> key, final Supplier<? extends T> create) {
+    synchronized <T> T get(final AttributeKey<T> key, final Supplier<? extends T> create) {
         if (closed) {
             throw new IllegalStateException("the communicator is closed");
         }

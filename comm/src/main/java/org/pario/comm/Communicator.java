@@ -247,32 +247,6 @@ public final class Communicator implements AutoCloseable {
     }
 
     /**
-     * A key under which a library caches state on communicators ({@code MPI_Comm_create_keyval}). Keys are
-     * compared by identity: keep one in a constant.
-     *
-     * @param type the class of the values
-     * @param name for messages
-     * @param <T>  the value type
-     */
-    public record AttributeKey<T>(Class<T> type, String name) {
-        /** Checks the fields. */
-        public AttributeKey {
-            java.util.Objects.requireNonNull(type, "type");
-            java.util.Objects.requireNonNull(name, "name");
-        }
-
-        @Override
-        public boolean equals(final Object o) {
-            return this == o;
-        }
-
-        @Override
-        public int hashCode() {
-            return System.identityHashCode(this);
-        }
-    }
-
-    /**
      * The value a library caches on this communicator under {@code key}, created by {@code create} on first use
      * ({@code MPI_Comm_get_attr} / {@code MPI_Comm_set_attr}). When the communicator is closed, values that are
      * {@link AutoCloseable} are closed, newest first, before it is freed, as MPI runs attribute delete callbacks at

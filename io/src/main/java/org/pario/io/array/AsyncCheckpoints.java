@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.pario.ParioException;
+import org.pario.comm.AttributeKey;
 import org.pario.comm.Communicator;
 
 /**
@@ -16,7 +17,7 @@ import org.pario.comm.Communicator;
  * this, which waits for the checkpoint in flight.
  */
 final class AsyncCheckpoints implements AutoCloseable {
-    static final Communicator.AttributeKey<AsyncCheckpoints> KEY = new Communicator.AttributeKey<>(
+    static final AttributeKey<AsyncCheckpoints> KEY = new AttributeKey<>(
         AsyncCheckpoints.class, "pario asynchronous checkpoints");
 
     /** The most bytes staged at once on this rank, for tests of the bound. */
