@@ -306,6 +306,7 @@ public final class Checkpoint {
         phases.begin(CheckpointListener.Phase.VERIFY, a.bytes());
         Checksums.verify(comm, location, h, a, sums.joined(comm)[0]);
         phases.end();
+        phases.rethrowListenerFailure();
     }
 
     /**
@@ -350,6 +351,7 @@ public final class Checkpoint {
         phases.end();
         new RegionReader(location, a, h.chunkBytes(), region, RegionOwners.distributed(array))
             .read(comm, hints.asMap(), windowBytes(), buffer, array.local().count(), phases);
+        phases.rethrowListenerFailure();
     }
 
     /**
@@ -375,8 +377,10 @@ public final class Checkpoint {
                 + "' cannot be read as " + element.type() + ": " + why);
         }
         final T buffer = element.allocate(region.elements());
+        final Phases phases = new Phases(this, 0);
         new RegionReader(location, a, h.chunkBytes(), region, RegionOwners.oneProcess(region.dimensions()))
-            .read(null, hints.asMap(), windowBytes(), buffer, region.elements(), new Phases(this, 0));
+            .read(null, hints.asMap(), windowBytes(), buffer, region.elements(), phases);
+        phases.rethrowListenerFailure();
         return buffer;
     }
 
@@ -525,6 +529,7 @@ public final class Checkpoint {
             phases.progress(done);
         }
         phases.end();
+        phases.rethrowListenerFailure();
     }
 
     @Override

@@ -2,7 +2,9 @@ package org.pario.io.array;
 
 /**
  * Told how far a checkpoint has come, phase by phase, on every rank: the figures are those of the whole call (all
- * ranks together), the same on every rank. Called on the rank's own thread; keep it quick. The same phases are
+ * ranks together), the same on every rank. Called on the rank's own thread (an asynchronous write's background
+ * phases on its writing thread); keep it quick. A listener that throws is told nothing more; the call goes on with
+ * the other ranks, and once it has completed it fails on that rank with what the listener threw. The same phases are
  * recorded as JFR events ({@code org.pario.CheckpointPhase}), so a flight recording shows where a checkpoint's
  * time went without any listener.
  *

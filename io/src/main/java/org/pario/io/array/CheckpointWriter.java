@@ -195,6 +195,7 @@ public final class CheckpointWriter {
         }
         final CheckpointHeader written = writePlanned(comm, planned, phases, sources, false, () -> { });
         target.retain(comm);
+        phases.rethrowListenerFailure();
         return written;
     }
 
@@ -251,6 +252,9 @@ public final class CheckpointWriter {
             final Phases phases = new Phases(target, background);
             final CheckpointHeader written = writePlanned(background, planned, phases, sources, true, drained);
             target.retain(background);
+            // after the collective calls: a listener's failure is this rank's alone
+            agree.rethrowListenerFailure();
+            phases.rethrowListenerFailure();
             return written;
         });
     }

@@ -12,6 +12,8 @@ final class Phases {
     private CheckpointListener.Phase phase;
     private long total;
     private CheckpointPhaseEvent event;
+    /** What the listener threw; it is told nothing more after that. */
+    private RuntimeException listenerFailure;
 
     Phases(final Checkpoint target, final Communicator comm) {
         this(target, comm.rank());
@@ -27,11 +29,11 @@ final class Phases {
         total = bytes;
         event = new CheckpointPhaseEvent();
         event.begin();
-        target.listener().progress(p, 0, bytes);
+        tell(p, 0, bytes);
     }
 
     void progress(final long done) {
-        target.listener().progress(phase, Math.min(done, total), total);
+        tell(phase, Math.min(done, total), total);
     }
 
     void end() {
@@ -42,6 +44,30 @@ final class Phases {
             event.bytes = total;
             event.commit();
         }
-        target.listener().progress(phase, total, total);
+        tell(phase, total, total);
+    }
+
+    /**
+     * Tells the listener, shielding the call from it: a listener that throws on one rank must not make that rank
+     * leave a collective the others are in, so its failure is kept and thrown once the call is over
+     * ({@link #rethrowListenerFailure()}).
+     */
+    private void tell(final CheckpointListener.Phase p, final long done, final long total) {
+        if (listenerFailure != null) {
+            return;
+        }
+        try {
+            target.listener().progress(p, done, total);
+        } catch (RuntimeException e) {
+            listenerFailure = e;
+        }
+    }
+
+    /** Throws, on this rank, what the listener threw during the call (which itself completed on every rank). */
+    void rethrowListenerFailure() {
+        if (listenerFailure != null) {
+            throw new org.pario.ParioException(org.pario.ErrorCategory.ARGUMENT, target + ": its listener threw on "
+                + "rank " + rank + " (the call itself completed on every rank): " + listenerFailure, listenerFailure);
+        }
     }
 }

@@ -510,6 +510,36 @@ class CheckpointTest {
         assertTrue(ended.values().stream().allMatch(b -> b), "every phase's last call reports it whole: " + ended);
     }
 
+    /** A listener that throws on one rank does not take that rank out of the collectives the others are in. */
+    @Test
+    void aListenerThatThrowsOnOneRankFailsThatRanksCallAfterTheCheckpointIsWhole() {
+        final Path file = dir.resolve("listener.ckpt");
+        final String[] outcome = new String[4];
+        LocalCluster.run(4, comm -> {
+            final DistributedArray<double[]> field = field(comm, Dist.block(), Dist.block(), Dist.cyclic());
+            final CheckpointListener listener = (phase, done, total) -> {
+                if (comm.rank() == 2 && phase == CheckpointListener.Phase.WRITE && done > 0) {
+                    throw new IllegalStateException("listener bug");
+                }
+            };
+            try {
+                Checkpoint.at(file).listener(listener).write("field", field, values(field));
+                outcome[comm.rank()] = "ok";
+            } catch (ParioException e) {
+                outcome[comm.rank()] = e.getMessage();
+            }
+            comm.barrier(); // every rank is still in step
+        });
+        assertEquals("ok", outcome[0]);
+        assertEquals("ok", outcome[3]);
+        assertTrue(outcome[2].contains("its listener threw on rank 2 (the call itself completed on every rank)")
+            && outcome[2].contains("listener bug"), outcome[2]);
+        LocalCluster.run(3, comm -> {
+            final DistributedArray<double[]> field = field(comm, Dist.cyclic(), Dist.none(), Dist.none());
+            assertArrayEquals(values(field), Checkpoint.at(file).restore("field", field));
+        });
+    }
+
     @Test
     void phasesAndRoundsAreRecordedAsFlightRecorderEvents() throws Exception {
         final Path file = dir.resolve("jfr.ckpt");
