@@ -3,6 +3,8 @@ package org.pario.it;
 import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 import org.pario.ParioException;
 import org.pario.comm.Communicator;
@@ -15,6 +17,7 @@ import org.pario.io.Hints;
 import org.pario.io.Mode;
 import org.pario.io.ParallelFile;
 import org.pario.io.array.Checkpoint;
+import org.pario.io.array.CheckpointHeader;
 import org.pario.io.array.Dist;
 import org.pario.io.array.DistributedArray;
 import org.pario.io.array.Element;
@@ -213,15 +216,15 @@ public final class FaultJobMain {
             for (int k = 0; k < v.length; k++) {
                 v[k] = i * 1e7 + part.globalLinear(k);
             }
-            final java.util.concurrent.CompletableFuture<org.pario.io.array.CheckpointHeader> saved = Checkpoint.at(file)
-                .hints(Hints.of(HINTS)).writer().attribute("iteration", i).array("a", a, v).writeAsync();
+            final CompletableFuture<CheckpointHeader> saved = Checkpoint.at(file).hints(Hints.of(HINTS)).writer()
+                .attribute("iteration", i).array("a", a, v).writeAsync();
             java.util.Arrays.fill(v, -1); // the checkpoint holds the values of the call
             for (int k = 0; k < 20; k++) {
                 world.allreduce((long) k, org.pario.comm.Op.SUM);
             }
             try {
                 saved.join();
-            } catch (java.util.concurrent.CompletionException e) {
+            } catch (CompletionException e) {
                 throw e.getCause() instanceof ParioException p ? p : e;
             }
             if (i == 0) {

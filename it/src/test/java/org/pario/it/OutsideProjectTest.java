@@ -19,7 +19,8 @@ import org.pario.cli.Main;
 /**
  * Pario as a library, as docs/guide.md shows it: the library artifacts and the BOM are installed, and the guide's
  * project (its POM and its program, taken from the guide as written) is built outside this reactor with the
- * machine's Maven, then run as threads, alone and as JVMs started by {@code pario launch}.
+ * machine's Maven, then run as threads, alone and as JVMs started by {@code pario launch}, and started from the build
+ * through {@code pario-cli} and the exec plugin, as the guide shows it.
  */
 @Timeout(value = 8, unit = TimeUnit.MINUTES)
 class OutsideProjectTest {
@@ -47,7 +48,8 @@ class OutsideProjectTest {
     void theGuidesProgramBuildsAsWrittenAndRunsAsThreadsAloneAndLaunched() throws Exception {
         final Path root = Path.of("").toAbsolutePath().getParent();
         final String guide = Files.readString(root.resolve("docs/guide.md"));
-        run(root, List.of("mvn", "-B", "-q", "install", "-DskipTests", "-pl", "datatypes,comm,io,bom", "-am"));
+        run(root, List.of("mvn", "-B", "-q", "install", "-DskipTests", "-pl", "datatypes,comm,io,hdfs,cli,bom",
+            "-am"));
         final Path project = Files.createDirectories(dir.resolve("outside"));
         final String pom = block(guide, "### pom.xml");
         assertTrue(pom.contains("<version>" + System.getProperty("pario.version") + "</version>"),
@@ -77,5 +79,18 @@ class OutsideProjectTest {
                 assertTrue(out.toString().contains("restored on 3 ranks: every value checked"), out.toString());
             }
         }
+        // started from the build: the guide's pario-cli dependency and exec plugin, added as the guide says
+        final String[] lines = block(guide, "### Starting ranks from the build")
+            .split("\n    <!-- in <build><plugins> -->\n");
+        final String dependency = lines[0].substring(lines[0].indexOf('\n') + 1);
+        final String plugin = lines[1];
+        // the project's own dependencies end at two spaces' indentation, the BOM import's deeper
+        Files.writeString(project.resolve("pom.xml"), pom.replace("\n  </dependencies>", "\n" + dependency
+            + "  </dependencies>").replace("\n    </plugins>", "\n" + plugin + "    </plugins>"));
+        final String built = dir.resolve("built.ckpt").toString();
+        run(project, List.of("mvn", "-B", "-q", "compile", "exec:exec", "-Dranks=4", "-Dmode=write",
+            "-Dfile=" + built));
+        assertTrue(run(project, List.of("mvn", "-B", "-q", "exec:exec", "-Dranks=3", "-Dmode=restore",
+            "-Dfile=" + built)).contains("restored on 3 ranks: every value checked"));
     }
 }
