@@ -119,6 +119,7 @@ class SlurmTest {
     void aTaskKilledMidJobFailsTheOthersPromptlyNamingItAndTheStepEnds() throws Exception {
         final Process srun = new ProcessBuilder(srun(4, "loop")).redirectErrorStream(true).start();
         final Map<Integer, Long> pids = new ConcurrentHashMap<>();
+        final java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(4);
         final List<String> lines = java.util.Collections.synchronizedList(new ArrayList<>());
         final Thread reader = new Thread(() -> {
             try (BufferedReader in = new BufferedReader(new InputStreamReader(srun.getInputStream(),
@@ -128,6 +129,7 @@ class SlurmTest {
                     final String[] f = l.split(" ");
                     if (f.length == 4 && f[0].equals("rank") && f[2].equals("pid")) {
                         pids.put(Integer.parseInt(f[1]), Long.parseLong(f[3]));
+                        started.countDown();
                     }
                 }
             } catch (java.io.IOException e) {
@@ -135,12 +137,8 @@ class SlurmTest {
             }
         });
         reader.start();
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-        while (pids.size() < 4 && System.nanoTime() < deadline && srun.isAlive()) {
-            Thread.sleep(50);
-        }
-        assertEquals(4, pids.size(), "every task started: " + lines);
-        Thread.sleep(500);
+        // each task prints its pid just before its loop of allreduces
+        assertTrue(started.await(90, TimeUnit.SECONDS), "every task started: " + lines);
         final long killed = System.nanoTime();
         run(List.of("kill", "-KILL", Long.toString(pids.get(2))), 10);
         assertTrue(srun.waitFor(60, TimeUnit.SECONDS), "the step ends after a task dies: " + lines);

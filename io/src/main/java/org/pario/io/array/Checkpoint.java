@@ -368,8 +368,12 @@ public final class Checkpoint {
      */
     public <T> T read(final String name, final Region region, final Element<T> element) {
         Objects.requireNonNull(region, "region");
+        return read(header(), name, region, element);
+    }
+
+    /** A region read in this process, from a header already read. */
+    private <T> T read(final CheckpointHeader h, final String name, final Region region, final Element<T> element) {
         Objects.requireNonNull(element, "element");
-        final CheckpointHeader h = header();
         final StoredArray a = h.array(name);
         final String why = regionMismatch(a, region, region.count(), a.order(), element.type());
         if (why != null) {
@@ -393,7 +397,8 @@ public final class Checkpoint {
      * @return the array's elements in the stored order
      */
     public <T> T read(final String name, final Element<T> element) {
-        return read(name, Region.all(header().array(name).shape()), element);
+        final CheckpointHeader h = header();
+        return read(h, name, Region.all(h.array(name).shape()), element);
     }
 
     /**

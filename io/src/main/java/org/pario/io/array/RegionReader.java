@@ -330,9 +330,11 @@ final class RegionReader {
             return t;
         }) : null;
         try (Storage st = open(hints)) {
+            // the exchange buffers of a round, kept for the next while they are large enough
+            byte[] send = new byte[0];
+            byte[] received = new byte[0];
             for (long round = 0; round < rounds; round++) {
                 final long[] sendCounts = new long[ranks];
-                byte[] send = new byte[0];
                 if (round < windows.size()) {
                     final Window w = windows.get((int) round);
                     if (failure == null) {
@@ -353,7 +355,7 @@ final class RegionReader {
                         at[r] = all;
                         all += sendCounts[r];
                     }
-                    send = new byte[(int) all];
+                    send = send.length >= all ? send : new byte[(int) all];
                     final byte[] to = send;
                     for (final Piece p : w.pieces()) {
                         final long lo = p.first * chunk;
@@ -364,12 +366,12 @@ final class RegionReader {
                     }
                 }
                 final long[] recvCounts = new long[ranks];
-                final byte[] received;
                 if (comm != null) {
                     comm.alltoall(sendCounts, 1, Datatype.LONG, recvCounts, 1, Datatype.LONG);
                     final long[] sdispls = displacements(sendCounts);
                     final long[] rdispls = displacements(recvCounts);
-                    received = new byte[(int) (rdispls[ranks - 1] + recvCounts[ranks - 1])];
+                    final long incoming = rdispls[ranks - 1] + recvCounts[ranks - 1];
+                    received = received.length >= incoming ? received : new byte[(int) incoming];
                     comm.alltoallv(send, sendCounts, sdispls, Datatype.BYTE, received, recvCounts, rdispls,
                         Datatype.BYTE);
                 } else {

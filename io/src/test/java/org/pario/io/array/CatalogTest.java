@@ -5,11 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -32,20 +29,15 @@ class CatalogTest {
             java.util.Arrays.fill(v, step);
             target.writer().attribute("step", step).array("field", a, v).write();
         });
-        Thread.sleep(5); // created times to the millisecond: keep them apart
+        // created times are to the millisecond: the next checkpoint starts once the clock has passed this one's
+        final long created = target.header().created().toEpochMilli();
+        while (System.currentTimeMillis() <= created) {
+            Thread.onSpinWait();
+        }
     }
 
     private void write(final String name, final long step) throws Exception {
         write(name, step, Checkpoint.at(dir.resolve(name)));
-    }
-
-    private static void flip(final Path file, final long at) throws Exception {
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-            final ByteBuffer one = ByteBuffer.allocate(1);
-            ch.read(one, at);
-            one.put(0, (byte) (one.get(0) ^ 0x40));
-            ch.write(one.flip(), at);
-        }
     }
 
     private static List<String> names(final List<CheckpointEntry> entries) {
@@ -64,9 +56,9 @@ class CatalogTest {
         write("step-4.ckpt", 4);
         write("step-5.ckpt", 5);
         // step-4's header is damaged, step-5's data: list sees the first, only verifying finds the second
-        flip(dir.resolve("step-4.ckpt"), 40);
+        CheckpointTest.flip(dir.resolve("step-4.ckpt"), 40, 0x40);
         final StoredArray a = Checkpoint.at(dir.resolve("step-5.ckpt")).header().array("field");
-        flip(dir.resolve("step-5.ckpt"), a.offset() + 12345);
+        CheckpointTest.flip(dir.resolve("step-5.ckpt"), a.offset() + 12345, 0x40);
         Files.write(dir.resolve(".step-6.ckpt.pario-1f2e3d.tmp"), new byte[8192]);
         Files.writeString(dir.resolve("run.log"), "not a checkpoint");
         Files.write(dir.resolve("tiny"), new byte[3]);

@@ -279,7 +279,8 @@ class CheckpointTest {
             new long[] {50})));
     }
 
-    private static void flip(final Path file, final long at, final int bits) throws Exception {
+    /** Flips {@code bits} of the byte at {@code at}: damage on disk, for every test of this package. */
+    static void flip(final Path file, final long at, final int bits) throws Exception {
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
             final ByteBuffer one = ByteBuffer.allocate(1);
             ch.read(one, at);

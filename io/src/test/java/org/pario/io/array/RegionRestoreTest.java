@@ -6,9 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -239,7 +237,7 @@ class RegionRestoreTest {
         final Path file = written("damaged.ckpt", Order.C, SHAPE);
         final StoredArray a = Checkpoint.at(file).header().array("field");
         // chunk 2 starts at byte 2 MiB: row (2 MiB / 800) of the flattened first two dimensions
-        flip(file, a.offset() + (2 << 20) + 16, 0x01);
+        CheckpointTest.flip(file, a.offset() + (2 << 20) + 16, 0x01);
         final Region before = Region.parse("0:20, :, :", SHAPE);
         LocalCluster.run(3, comm -> assertRegion(SHAPE, Order.C, before, DistributedArray.of(comm, Element.DOUBLE,
             before.count()), Checkpoint.at(file).restore("field", before, DistributedArray.of(comm, Element.DOUBLE,
@@ -254,15 +252,6 @@ class RegionRestoreTest {
         final ParioException alone = assertThrows(ParioException.class, () -> Checkpoint.at(file).read("field",
             across, Element.DOUBLE));
         assertTrue(alone.getMessage().contains("chunk 2"), alone.getMessage());
-    }
-
-    private static void flip(final Path file, final long at, final int bits) throws Exception {
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-            final ByteBuffer one = ByteBuffer.allocate(1);
-            ch.read(one, at);
-            one.put(0, (byte) (one.get(0) ^ bits));
-            ch.write(one.flip(), at);
-        }
     }
 
     @Test
