@@ -3,6 +3,8 @@ package org.pario.bench;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 
 import org.pario.comm.Communicator;
@@ -17,32 +19,38 @@ import org.pario.datatypes.Datatype;
  * medians of {@code pario bench comm}, from {@code double[]} arrays or direct {@code ByteBuffer}s.
  *
  * <p>Usage: {@code pario launch -n N -- java -Dpario.sharedMemory=false -cp benchmarks.jar org.pario.bench.OpLoop
- * ITERATIONS barrier|allreduce|bcast|gather|alltoall|send|pingpong [BYTES [direct] [timed]]} (BYTES per rank,
- * default 8; {@code send}: one message from rank 0 to rank 1 and a 4-byte answer; {@code pingpong}: one each way, as
- * {@code pario bench comm} times it), in rounds ({@code -Dpario.bench.rounds}, default 3). {@code timed} times each call after a
+ * ITERATIONS barrier|allreduce|bcast|gather|alltoall|send|pingpong [BYTES [direct] [timed] [rounds=R]]} (BYTES per
+ * rank, default 8; {@code send}: one message from rank 0 to rank 1 and a 4-byte answer; {@code pingpong}: one each
+ * way, as {@code pario bench comm} times it), in R rounds (default 3). {@code timed} times each call after a
  * barrier instead, as {@code pario bench comm} does, and also prints the mean and tail of the calls and, per rank, the
  * median time at which it left the barrier and ended the call, counted from the first rank to leave the barrier
  * ({@link System#nanoTime()} is one clock for all processes of a Linux host): how much of a call's time is waiting
  * for ranks that left the barrier later.
  */
 public final class OpLoop {
-    /** Rounds of either loop ({@code -Dpario.bench.rounds}, default 3): later rounds show the settled speed. */
-    private static final int ROUNDS = Integer.getInteger("pario.bench.rounds", 3);
-
     private OpLoop() {
     }
 
     /**
      * Runs the loop and prints rank 0's figures.
      *
-     * @param args {@code ITERATIONS OPERATION [BYTES [direct] [timed]]}
+     * @param args {@code ITERATIONS OPERATION [BYTES [direct] [timed] [rounds=R]]}
      */
     public static void main(final String[] args) {
-        final java.util.List<String> flags = args.length > 3 ? java.util.List.of(args).subList(3, args.length)
-            : java.util.List.of();
-        if (args.length < 2 || args.length > 5 || !java.util.Set.of("direct", "timed").containsAll(flags)) {
+        final List<String> flags = args.length > 3 ? List.of(args).subList(3, args.length) : List.of();
+        // later rounds of either loop show the settled speed
+        int rounds = 3;
+        boolean usage = args.length < 2 || args.length > 6;
+        for (final String flag : flags) {
+            if (flag.matches("rounds=[1-9][0-9]*")) {
+                rounds = Integer.parseInt(flag.substring("rounds=".length()));
+            } else if (!flag.equals("direct") && !flag.equals("timed")) {
+                usage = true;
+            }
+        }
+        if (usage) {
             System.err.println("usage: OpLoop ITERATIONS barrier|allreduce|bcast|gather|alltoall|send|pingpong "
-                + "[BYTES [direct] [timed]]");
+                + "[BYTES [direct] [timed] [rounds=R]]");
             System.exit(2);
         }
         final int iterations = Integer.parseInt(args[0]);
@@ -87,10 +95,10 @@ public final class OpLoop {
                 default -> throw new IllegalArgumentException("unknown operation " + op);
             };
             if (timed) {
-                timeEach(world, call, iterations, op, count * 8L);
+                timeEach(world, call, iterations, rounds, op, count * 8L);
                 return;
             }
-            for (int round = 0; round < ROUNDS; round++) {
+            for (int round = 0; round < rounds; round++) {
                 world.barrier();
                 final long allocatedBefore = allocatedBytes();
                 final long start = System.nanoTime();
@@ -113,14 +121,14 @@ public final class OpLoop {
      * the largest of the ranks' medians, three times.
      */
     private static void timeEach(final Communicator world, final Runnable call, final int iterations,
-        final String op, final long bytes) {
+        final int rounds, final String op, final long bytes) {
         final int n = world.size();
         final double[] micros = new double[iterations];
         final long[] stamps = new long[2 * iterations];
         final long[] allStamps = new long[2 * iterations * n];
         final double[] median = new double[1];
         final double[] worst = new double[1];
-        for (int round = 0; round < ROUNDS; round++) {
+        for (int round = 0; round < rounds; round++) {
             for (int i = 0; i < iterations; i++) {
                 world.barrier();
                 final long start = System.nanoTime();
@@ -130,7 +138,7 @@ public final class OpLoop {
                 stamps[2 * i + 1] = end;
                 micros[i] = (end - start) / 1e3;
             }
-            java.util.Arrays.sort(micros);
+            Arrays.sort(micros);
             median[0] = micros[iterations / 2];
             world.allreduce(median, worst, 1, Datatype.DOUBLE, Op.MAX);
             world.gather(stamps, 2 * iterations, Datatype.LONG, allStamps, 2 * iterations, Datatype.LONG, 0);
@@ -146,7 +154,7 @@ public final class OpLoop {
                     + " call end after first exit:");
                 // when the first rank of each call left the barrier
                 final long[] first = new long[iterations];
-                java.util.Arrays.fill(first, Long.MAX_VALUE);
+                Arrays.fill(first, Long.MAX_VALUE);
                 for (int q = 0; q < n; q++) {
                     for (int i = 0; i < iterations; i++) {
                         first[i] = Math.min(first[i], allStamps[q * 2 * iterations + 2 * i]);
@@ -159,8 +167,8 @@ public final class OpLoop {
                         exit[i] = (allStamps[r * 2 * iterations + 2 * i] - first[i]) / 1e3;
                         done[i] = (allStamps[r * 2 * iterations + 2 * i + 1] - first[i]) / 1e3;
                     }
-                    java.util.Arrays.sort(exit);
-                    java.util.Arrays.sort(done);
+                    Arrays.sort(exit);
+                    Arrays.sort(done);
                     line.append(String.format(Locale.ROOT, "  %d: %.1f / %.1f", r, exit[iterations / 2],
                         done[iterations / 2]));
                 }

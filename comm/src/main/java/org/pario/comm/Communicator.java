@@ -2,20 +2,12 @@ package org.pario.comm;
 
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import org.pario.ErrorCategory;
 import org.pario.ParioException;
 import org.pario.comm.internal.Endpoint;
 import org.pario.comm.internal.Fabric;
-import org.pario.comm.internal.coll.AllToAll;
-import org.pario.comm.internal.coll.Barriers;
-import org.pario.comm.internal.coll.Broadcasts;
-import org.pario.comm.internal.coll.CollectiveCalls;
-import org.pario.comm.internal.coll.CollectiveContext;
-import org.pario.comm.internal.coll.GatherScatter;
 import org.pario.comm.internal.coll.InPlace;
-import org.pario.comm.internal.coll.ReduceFamily;
 import org.pario.comm.settings.CommSettings;
 import org.pario.datatypes.Datatype;
 import org.pario.datatypes.Memory;
@@ -56,11 +48,9 @@ public final class Communicator implements AutoCloseable {
     private final Port port;
     private final int context;
     private final RankState state;
-    private final AtomicInteger collectiveSequence = new AtomicInteger();
     private final Runnable onClose;
     private final CachedAttributes attributes = new CachedAttributes();
-    /** What the collective algorithms may ask of this communicator. */
-    private final CollectiveContext collective;
+    private final Collectives collectives;
     private volatile boolean closed;
 
     /** @return the settings this rank runs with */
@@ -83,7 +73,8 @@ public final class Communicator implements AutoCloseable {
         this.state = state;
         this.port = port;
         // collectives run in a context of their own, so they never match user messages
-        this.collective = new CollectivePort(port, context + 1, state.settings.tuning(), state.scratch);
+        this.collectives = new Collectives(new CollectivePort(port, context + 1, state.settings.tuning(),
+            state.scratch), port);
     }
 
     /** @return this rank's number in the communicator, {@code 0 <= rank() < size()} */
@@ -305,110 +296,101 @@ public final class Communicator implements AutoCloseable {
 
     /** {@code MPI_Barrier}: returns when every rank has entered it. */
     public void barrier() {
-        Barriers.barrier(collective, nextCall(1));
+        calls().barrier().run();
     }
 
     /** {@code MPI_Bcast}: root's {@code count x type} is copied to every rank's buffer. */
     public void bcast(final Object buf, final long count, final Datatype type, final int root) {
-        Broadcasts.bcast(collective, nextCall(2), buf, count, type, checkRank("root", root));
+        calls().bcast(buf, count, type, root).run();
     }
 
     /** {@code MPI_Gather}: every rank's data, concatenated in rank order at root. */
     public void gather(final Object sendbuf, final long sendcount, final Datatype sendtype, final Object recvbuf,
                        final long recvcount, final Datatype recvtype, final int root) {
-        GatherScatter.gather(collective, nextCall(3), sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-            checkRank("root", root));
+        calls().gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root).run();
     }
 
     /** {@code MPI_Gatherv}: rank i's data lands at {@code displs[i]} extents of recvtype, {@code recvcounts[i]} long. */
     public void gatherv(final Object sendbuf, final long sendcount, final Datatype sendtype, final Object recvbuf,
                         final long[] recvcounts, final long[] displs, final Datatype recvtype, final int root) {
-        GatherScatter.gatherv(collective, nextCall(4), sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-            checkRank("root", root));
+        calls().gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root).run();
     }
 
     /** {@code MPI_Scatter}: root's buffer is cut in rank-order blocks, one per rank. */
     public void scatter(final Object sendbuf, final long sendcount, final Datatype sendtype, final Object recvbuf,
                         final long recvcount, final Datatype recvtype, final int root) {
-        GatherScatter.scatter(collective, nextCall(5), sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-            checkRank("root", root));
+        calls().scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root).run();
     }
 
     /** {@code MPI_Scatterv}. */
     public void scatterv(final Object sendbuf, final long[] sendcounts, final long[] displs, final Datatype sendtype,
                          final Object recvbuf, final long recvcount, final Datatype recvtype, final int root) {
-        GatherScatter.scatterv(collective, nextCall(6), sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
-            checkRank("root", root));
+        calls().scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root).run();
     }
 
     /** {@code MPI_Allgather}: every rank gets every rank's data, in rank order. */
     public void allgather(final Object sendbuf, final long sendcount, final Datatype sendtype, final Object recvbuf,
                           final long recvcount, final Datatype recvtype) {
-        GatherScatter.allgatherv(collective, nextCall(7), sendbuf, sendcount, sendtype, recvbuf,
-            CollectiveCalls.repeat(recvcount, size()), CollectiveCalls.blockDispls(recvcount, size()), recvtype);
+        calls().allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype).run();
     }
 
     /** {@code MPI_Allgatherv}. */
     public void allgatherv(final Object sendbuf, final long sendcount, final Datatype sendtype, final Object recvbuf,
                            final long[] recvcounts, final long[] displs, final Datatype recvtype) {
-        GatherScatter.allgatherv(collective, nextCall(8), sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-            recvtype);
+        calls().allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype).run();
     }
 
     /** {@code MPI_Alltoall}: block j of rank i's send buffer becomes block i of rank j's receive buffer. */
     public void alltoall(final Object sendbuf, final long sendcount, final Datatype sendtype, final Object recvbuf,
                          final long recvcount, final Datatype recvtype) {
-        AllToAll.alltoall(collective, nextCall(9), sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+        calls().alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype).run();
     }
 
     /** {@code MPI_Alltoallv}: counts and displacements (in extents) per peer. */
     public void alltoallv(final Object sendbuf, final long[] sendcounts, final long[] sdispls, final Datatype sendtype,
                           final Object recvbuf, final long[] recvcounts, final long[] rdispls, final Datatype recvtype) {
-        AllToAll.alltoallv(collective, nextCall(10), sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
-            rdispls, recvtype);
+        calls().alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype).run();
     }
 
     /** {@code MPI_Alltoallw}: counts, byte displacements and datatypes per peer. */
     public void alltoallw(final Object sendbuf, final long[] sendcounts, final long[] sdispls, final Datatype[] sendtypes,
                           final Object recvbuf, final long[] recvcounts, final long[] rdispls,
                           final Datatype[] recvtypes) {
-        AllToAll.alltoallw(collective, nextCall(11), sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
-            rdispls, recvtypes);
+        calls().alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes).run();
     }
 
     /** {@code MPI_Reduce}: root gets {@code x_0 op x_1 op ... op x_{n-1}}, element by element. */
     public void reduce(final Object sendbuf, final Object recvbuf, final long count, final Datatype type, final Op op,
                        final int root) {
-        ReduceFamily.reduce(collective, nextCall(12), sendbuf, recvbuf, count, type, op.reduction(), checkRank("root", root));
+        calls().reduce(sendbuf, recvbuf, count, type, op, root).run();
     }
 
     /** {@code MPI_Allreduce}: every rank gets the same, bitwise identical, reduction. */
     public void allreduce(final Object sendbuf, final Object recvbuf, final long count, final Datatype type,
                           final Op op) {
-        ReduceFamily.allreduce(collective, nextCall(13), sendbuf, recvbuf, count, type, op.reduction());
+        calls().allreduce(sendbuf, recvbuf, count, type, op).run();
     }
 
     /** {@code MPI_Reduce_scatter}: the reduction is cut in blocks of {@code recvcounts[i]} elements, one per rank. */
     public void reduceScatter(final Object sendbuf, final Object recvbuf, final long[] recvcounts, final Datatype type,
                               final Op op) {
-        ReduceFamily.reduceScatter(collective, nextCall(14), sendbuf, recvbuf, recvcounts, type, op.reduction());
+        calls().reduceScatter(sendbuf, recvbuf, recvcounts, type, op).run();
     }
 
     /** {@code MPI_Reduce_scatter_block}. */
     public void reduceScatterBlock(final Object sendbuf, final Object recvbuf, final long recvcount,
                                    final Datatype type, final Op op) {
-        ReduceFamily.reduceScatter(collective, nextCall(15), sendbuf, recvbuf, CollectiveCalls.repeat(recvcount, size()),
-            type, op.reduction());
+        calls().reduceScatterBlock(sendbuf, recvbuf, recvcount, type, op).run();
     }
 
     /** {@code MPI_Scan}: rank i gets {@code x_0 op ... op x_i}. */
     public void scan(final Object sendbuf, final Object recvbuf, final long count, final Datatype type, final Op op) {
-        ReduceFamily.scan(collective, nextCall(16), sendbuf, recvbuf, count, type, op.reduction(), false);
+        calls().scan(sendbuf, recvbuf, count, type, op, false).run();
     }
 
     /** {@code MPI_Exscan}: rank i gets {@code x_0 op ... op x_{i-1}}; rank 0's buffer is left as it was. */
     public void exscan(final Object sendbuf, final Object recvbuf, final long count, final Datatype type, final Op op) {
-        ReduceFamily.scan(collective, nextCall(17), sendbuf, recvbuf, count, type, op.reduction(), true);
+        calls().scan(sendbuf, recvbuf, count, type, op, true).run();
     }
 
     // ------------------------------------------------------------------ typed shortcuts (see Shortcuts)
@@ -468,31 +450,19 @@ public final class Communicator implements AutoCloseable {
         return Shortcuts.allgather(this, value);
     }
 
-    /**
-     * {@link #gatherv}: every rank's values, of any length, concatenated in rank order at root.
-     *
-     * @return the values at root; null on the other ranks
-     */
+    /** {@link #gatherv} of each rank's values, of any length: at root, all of them in rank order; elsewhere null. */
     public double[] gather(final double[] values, final int root) {
         return (double[]) Shortcuts.gather(this, values, values.length, Datatype.DOUBLE, checkRank("root", root),
             double[]::new);
     }
 
-    /**
-     * {@link #gatherv}: every rank's values, of any length, concatenated in rank order at root.
-     *
-     * @return the values at root; null on the other ranks
-     */
+    /** {@link #gatherv} of each rank's values, of any length: at root, all of them in rank order; elsewhere null. */
     public long[] gather(final long[] values, final int root) {
         return (long[]) Shortcuts.gather(this, values, values.length, Datatype.LONG, checkRank("root", root),
             long[]::new);
     }
 
-    /**
-     * {@link #gatherv}: every rank's values, of any length, concatenated in rank order at root.
-     *
-     * @return the values at root; null on the other ranks
-     */
+    /** {@link #gatherv} of each rank's values, of any length: at root, all of them in rank order; elsewhere null. */
     public int[] gather(final int[] values, final int root) {
         return (int[]) Shortcuts.gather(this, values, values.length, Datatype.INT, checkRank("root", root),
             int[]::new);
@@ -502,158 +472,119 @@ public final class Communicator implements AutoCloseable {
 
     /** {@code MPI_Ibarrier}. */
     public Request<Void> ibarrier() {
-        final int seq = nextCall(1);
-        return start(() -> Barriers.barrier(collective, seq));
+        return start(calls().barrier());
     }
 
     /** {@code MPI_Ibcast}. */
     public Request<Void> ibcast(final Object buf, final long count, final Datatype type, final int root) {
-        final int seq = nextCall(2);
-        final int r = checkRank("root", root);
-        return start(() -> Broadcasts.bcast(collective, seq, buf, count, type, r));
+        return start(calls().bcast(buf, count, type, root));
     }
 
     /** {@code MPI_Igather}. */
     public Request<Void> igather(final Object sendbuf, final long sendcount, final Datatype sendtype,
                                  final Object recvbuf, final long recvcount, final Datatype recvtype, final int root) {
-        final int seq = nextCall(3);
-        final int r = checkRank("root", root);
-        return start(() -> GatherScatter.gather(collective, seq, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, r));
+        return start(calls().gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root));
     }
 
     /** {@code MPI_Iallgather}. */
     public Request<Void> iallgather(final Object sendbuf, final long sendcount, final Datatype sendtype,
                                     final Object recvbuf, final long recvcount, final Datatype recvtype) {
-        final int seq = nextCall(7);
-        final int n = size();
-        return start(() -> GatherScatter.allgatherv(collective, seq, sendbuf, sendcount, sendtype, recvbuf,
-            CollectiveCalls.repeat(recvcount, n), CollectiveCalls.blockDispls(recvcount, n), recvtype));
+        return start(calls().allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype));
     }
 
     /** {@code MPI_Ialltoall}. */
     public Request<Void> ialltoall(final Object sendbuf, final long sendcount, final Datatype sendtype,
                                    final Object recvbuf, final long recvcount, final Datatype recvtype) {
-        final int seq = nextCall(9);
-        return start(() -> AllToAll.alltoall(collective, seq, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-            recvtype));
+        return start(calls().alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype));
     }
 
     /** {@code MPI_Ireduce}. */
     public Request<Void> ireduce(final Object sendbuf, final Object recvbuf, final long count, final Datatype type,
                                  final Op op, final int root) {
-        final int seq = nextCall(12);
-        final int r = checkRank("root", root);
-        return start(() -> ReduceFamily.reduce(collective, seq, sendbuf, recvbuf, count, type, op.reduction(), r));
+        return start(calls().reduce(sendbuf, recvbuf, count, type, op, root));
     }
 
     /** {@code MPI_Iallreduce}. */
     public Request<Void> iallreduce(final Object sendbuf, final Object recvbuf, final long count, final Datatype type,
                                     final Op op) {
-        final int seq = nextCall(13);
-        return start(() -> ReduceFamily.allreduce(collective, seq, sendbuf, recvbuf, count, type, op.reduction()));
+        return start(calls().allreduce(sendbuf, recvbuf, count, type, op));
     }
 
     /** {@code MPI_Iscan}. */
     public Request<Void> iscan(final Object sendbuf, final Object recvbuf, final long count, final Datatype type,
                                final Op op) {
-        final int seq = nextCall(16);
-        return start(() -> ReduceFamily.scan(collective, seq, sendbuf, recvbuf, count, type, op.reduction(), false));
+        return start(calls().scan(sendbuf, recvbuf, count, type, op, false));
     }
 
     /** {@code MPI_Igatherv}. */
     public Request<Void> igatherv(final Object sendbuf, final long sendcount, final Datatype sendtype,
                                   final Object recvbuf, final long[] recvcounts, final long[] displs,
                                   final Datatype recvtype, final int root) {
-        final int seq = nextCall(4);
-        final int r = checkRank("root", root);
-        return start(() -> GatherScatter.gatherv(collective, seq, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-            recvtype, r));
+        return start(calls().gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root));
     }
 
     /** {@code MPI_Iscatter}. */
     public Request<Void> iscatter(final Object sendbuf, final long sendcount, final Datatype sendtype,
                                   final Object recvbuf, final long recvcount, final Datatype recvtype, final int root) {
-        final int seq = nextCall(5);
-        final int r = checkRank("root", root);
-        return start(() -> GatherScatter.scatter(collective, seq, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-            r));
+        return start(calls().scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root));
     }
 
     /** {@code MPI_Iscatterv}. */
     public Request<Void> iscatterv(final Object sendbuf, final long[] sendcounts, final long[] displs,
                                    final Datatype sendtype, final Object recvbuf, final long recvcount,
                                    final Datatype recvtype, final int root) {
-        final int seq = nextCall(6);
-        final int r = checkRank("root", root);
-        return start(() -> GatherScatter.scatterv(collective, seq, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
-            recvtype, r));
+        return start(calls().scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root));
     }
 
     /** {@code MPI_Iallgatherv}. */
     public Request<Void> iallgatherv(final Object sendbuf, final long sendcount, final Datatype sendtype,
                                      final Object recvbuf, final long[] recvcounts, final long[] displs,
                                      final Datatype recvtype) {
-        final int seq = nextCall(8);
-        return start(() -> GatherScatter.allgatherv(collective, seq, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-            recvtype));
+        return start(calls().allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype));
     }
 
     /** {@code MPI_Ialltoallv}. */
     public Request<Void> ialltoallv(final Object sendbuf, final long[] sendcounts, final long[] sdispls,
                                     final Datatype sendtype, final Object recvbuf, final long[] recvcounts,
                                     final long[] rdispls, final Datatype recvtype) {
-        final int seq = nextCall(10);
-        return start(() -> AllToAll.alltoallv(collective, seq, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
-            recvcounts, rdispls, recvtype));
+        return start(calls().alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype));
     }
 
     /** {@code MPI_Ialltoallw}. */
     public Request<Void> ialltoallw(final Object sendbuf, final long[] sendcounts, final long[] sdispls,
                                     final Datatype[] sendtypes, final Object recvbuf, final long[] recvcounts,
                                     final long[] rdispls, final Datatype[] recvtypes) {
-        final int seq = nextCall(11);
-        return start(() -> AllToAll.alltoallw(collective, seq, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
-            recvcounts, rdispls, recvtypes));
+        return start(calls().alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+            recvtypes));
     }
 
     /** {@code MPI_Ireduce_scatter}. */
     public Request<Void> ireduceScatter(final Object sendbuf, final Object recvbuf, final long[] recvcounts,
                                         final Datatype type, final Op op) {
-        final int seq = nextCall(14);
-        return start(() -> ReduceFamily.reduceScatter(collective, seq, sendbuf, recvbuf, recvcounts, type, op.reduction()));
+        return start(calls().reduceScatter(sendbuf, recvbuf, recvcounts, type, op));
     }
 
     /** {@code MPI_Ireduce_scatter_block}. */
     public Request<Void> ireduceScatterBlock(final Object sendbuf, final Object recvbuf, final long recvcount,
                                              final Datatype type, final Op op) {
-        final int seq = nextCall(15);
-        final long[] counts = CollectiveCalls.repeat(recvcount, size());
-        return start(() -> ReduceFamily.reduceScatter(collective, seq, sendbuf, recvbuf, counts, type, op.reduction()));
+        return start(calls().reduceScatterBlock(sendbuf, recvbuf, recvcount, type, op));
     }
 
     /** {@code MPI_Iexscan}. */
     public Request<Void> iexscan(final Object sendbuf, final Object recvbuf, final long count, final Datatype type,
                                  final Op op) {
-        final int seq = nextCall(17);
-        return start(() -> ReduceFamily.scan(collective, seq, sendbuf, recvbuf, count, type, op.reduction(), true));
+        return start(calls().scan(sendbuf, recvbuf, count, type, op, true));
     }
 
     private Request<Void> start(final Runnable collective) {
-        checkOpen();
         final CompletableFuture<Void> f = CompletableFuture.runAsync(collective, state.executor);
         return port.request(f);
     }
 
-    // ------------------------------------------------------------------ collective calls
-
-    /**
-     * @param operation the collective's code (an index of {@code CollectiveCalls.OPERATIONS})
-     * @return this call's id: its sequence number and operation, the same on every rank that calls the same
-     *     collective in the same order; messages carry it, so mismatched collectives are detected
-     */
-    int nextCall(final int operation) {
+    /** The collective calls, refused once the communicator is closed. */
+    private Collectives calls() {
         checkOpen();
-        return CollectiveCalls.call(collectiveSequence.getAndIncrement(), operation);
+        return collectives;
     }
 
     private int checkRank(final String name, final int r) {

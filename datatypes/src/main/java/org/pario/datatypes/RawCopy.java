@@ -11,7 +11,7 @@ import java.nio.ByteBuffer;
  * been bounds-checked by the caller first ({@link Memory#check} and the packed-buffer range check), because a
  * raw copy does not check.
  *
- * <p>When {@code Unsafe} is unavailable, or the system property {@code pario.rawCopy=false} is set,
+ * <p>When {@code Unsafe} is unavailable, or raw copies are turned off ({@link DatatypeSettings}),
  * {@link #AVAILABLE} is false and callers use the safe, slower path.
  */
 final class RawCopy {
@@ -29,7 +29,7 @@ final class RawCopy {
         long address = -1;
         long base = 0;
         boolean available = false;
-        if (!"false".equalsIgnoreCase(System.getProperty("pario.rawCopy"))) {
+        if (DatatypeSettings.RAW_COPIES_ALLOWED) {
             try {
                 final Field f = sun.misc.Unsafe.class.getDeclaredField("theUnsafe");
                 f.setAccessible(true);

@@ -3,6 +3,7 @@ package org.pario.io;
 import java.util.Objects;
 
 import org.pario.ParioException;
+import org.pario.comm.Status;
 import org.pario.datatypes.Combiner;
 import org.pario.datatypes.Cursor;
 import org.pario.datatypes.DataRepresentation;
@@ -65,5 +66,29 @@ public record FileView(long disp, Datatype etype, Datatype filetype, DataReprese
         }
         throw ParioException.argument("typeExtent: " + type + " changes size in " + rep.mpiName()
             + " and is not a basic type, so its layout in the file is not defined");
+    }
+
+    /** @return {@code count x type} in etypes of this view, checked to be a whole number {@code >= 0} */
+    long etypes(final long count, final Datatype type) {
+        final long bytes = Math.multiplyExact(count, type.size(Views.packing(this)));
+        if (count < 0 || bytes % etype.size() != 0) {
+            throw ParioException.argument(count + " x " + type + " is not a whole number >= 0 of etypes of "
+                + etype.size() + " bytes");
+        }
+        return bytes / etype.size();
+    }
+
+    /**
+     * The status of an access of {@code type}s through this view, in bytes of memory, which differ from the file's
+     * for external32 longs.
+     *
+     * @param fileBytes the bytes the access moved, as the file holds them
+     */
+    Status status(final long fileBytes, final Datatype type) {
+        final long fileSize = type.size(Views.packing(this));
+        if (fileSize == type.size() || fileSize == 0) {
+            return new Status(-1, -1, fileBytes);
+        }
+        return new Status(-1, -1, fileBytes / fileSize * type.size());
     }
 }

@@ -203,13 +203,13 @@ public final class ParallelFile implements AutoCloseable {
     /** {@code MPI_File_write_at}: writes {@code count x type} from {@code buf} at view offset {@code offset}. */
     public Status writeAt(final long offset, final Object buf, final long count, final Datatype type) {
         notSequential("writeAt");
-        return status(move(true, offset, buf, count, type), count, type);
+        return view.status(move(true, offset, buf, count, type), type);
     }
 
     /** {@code MPI_File_read_at}: reads {@code count x type} into {@code buf}; short at the end of the file. */
     public Status readAt(final long offset, final Object buf, final long count, final Datatype type) {
         notSequential("readAt");
-        return status(move(false, offset, buf, count, type), count, type);
+        return view.status(move(false, offset, buf, count, type), type);
     }
 
     /** {@code MPI_File_write}: at the individual pointer, which advances by the etypes written. */
@@ -217,7 +217,7 @@ public final class ParallelFile implements AutoCloseable {
         notSequential("write");
         final long fileBytes = move(true, pointer, buf, count, type);
         pointer += fileBytes / view.etype().size();
-        return status(fileBytes, count, type);
+        return view.status(fileBytes, type);
     }
 
     /** {@code MPI_File_read}: at the individual pointer, which advances by the etypes read. */
@@ -225,7 +225,7 @@ public final class ParallelFile implements AutoCloseable {
         notSequential("read");
         final long fileBytes = move(false, pointer, buf, count, type);
         pointer += fileBytes / view.etype().size();
-        return status(fileBytes, count, type);
+        return view.status(fileBytes, type);
     }
 
     /**
@@ -234,12 +234,12 @@ public final class ParallelFile implements AutoCloseable {
      * Every rank must have the same view.
      */
     public Status writeShared(final Object buf, final long count, final Datatype type) {
-        return status(move(true, shared.fetchAdd(etypes(count, type)), buf, count, type), count, type);
+        return view.status(move(true, shared.fetchAdd(etypes(count, type)), buf, count, type), type);
     }
 
     /** {@code MPI_File_read_shared}: reads at the shared file pointer, which moves by the etypes asked for. */
     public Status readShared(final Object buf, final long count, final Datatype type) {
-        return status(move(false, shared.fetchAdd(etypes(count, type)), buf, count, type), count, type);
+        return view.status(move(false, shared.fetchAdd(etypes(count, type)), buf, count, type), type);
     }
 
     /** @return the bytes moved as the file holds them */
@@ -267,25 +267,9 @@ public final class ParallelFile implements AutoCloseable {
                 atomic, moved));
     }
 
-    /** The status of an access, in bytes of memory (they differ from the file's for external32 longs). */
-    private Status status(final long fileBytes, final long count, final Datatype type) {
-        final DataRepresentation rep = Views.packing(view);
-        final long fileSize = type.size(rep);
-        if (fileSize == type.size() || fileSize == 0) {
-            return new Status(-1, -1, fileBytes);
-        }
-        return new Status(-1, -1, fileBytes / fileSize * type.size());
-    }
-
-    /** @return {@code count x type} in etypes of the view, checked to be whole */
     private long etypes(final long count, final Datatype type) {
         checkOpen();
-        final long bytes = Math.multiplyExact(count, type.size(Views.packing(view)));
-        if (count < 0 || bytes % view.etype().size() != 0) {
-            throw ParioException.argument(count + " x " + type + " is not a whole number >= 0 of etypes of "
-                + view.etype().size() + " bytes");
-        }
-        return bytes / view.etype().size();
+        return view.etypes(count, type);
     }
 
     /**
@@ -321,15 +305,13 @@ public final class ParallelFile implements AutoCloseable {
     // ------------------------------------------------------------------ nonblocking
 
     /** {@code MPI_File_iwrite_at}: the write runs on Pario's worker threads; do not touch the buffer until done. */
-    public Request<Status> iwriteAt(final long offset, final Object buf, final long count,
-                                                   final Datatype type) {
+    public Request<Status> iwriteAt(final long offset, final Object buf, final long count, final Datatype type) {
         notSequential("iwriteAt");
         return async(() -> writeAt(offset, buf, count, type));
     }
 
     /** {@code MPI_File_iread_at}: the read runs on Pario's worker threads. */
-    public Request<Status> ireadAt(final long offset, final Object buf, final long count,
-                                                  final Datatype type) {
+    public Request<Status> ireadAt(final long offset, final Object buf, final long count, final Datatype type) {
         notSequential("ireadAt");
         return async(() -> readAt(offset, buf, count, type));
     }
@@ -351,13 +333,13 @@ public final class ParallelFile implements AutoCloseable {
     /** {@code MPI_File_iwrite_shared}: the shared pointer is moved at the call, the data written in the background. */
     public Request<Status> iwriteShared(final Object buf, final long count, final Datatype type) {
         final long at = shared.fetchAdd(etypes(count, type));
-        return async(() -> status(move(true, at, buf, count, type), count, type));
+        return async(() -> view.status(move(true, at, buf, count, type), type));
     }
 
     /** {@code MPI_File_iread_shared}: the shared pointer is moved at the call, the data read in the background. */
     public Request<Status> ireadShared(final Object buf, final long count, final Datatype type) {
         final long at = shared.fetchAdd(etypes(count, type));
-        return async(() -> status(move(false, at, buf, count, type), count, type));
+        return async(() -> view.status(move(false, at, buf, count, type), type));
     }
 
     /** {@code MPI_File_iwrite_all}; completes before it returns, like {@link #iwriteAtAll}. */
@@ -375,14 +357,12 @@ public final class ParallelFile implements AutoCloseable {
      * file's communicator, which must run in call order on every rank (MPI allows a nonblocking call to complete
      * at once).
      */
-    public Request<Status> iwriteAtAll(final long offset, final Object buf, final long count,
-                                                      final Datatype type) {
+    public Request<Status> iwriteAtAll(final long offset, final Object buf, final long count, final Datatype type) {
         return done(writeAtAll(offset, buf, count, type));
     }
 
     /** {@code MPI_File_iread_at_all}; completes before it returns, like {@link #iwriteAtAll}. */
-    public Request<Status> ireadAtAll(final long offset, final Object buf, final long count,
-                                                     final Datatype type) {
+    public Request<Status> ireadAtAll(final long offset, final Object buf, final long count, final Datatype type) {
         return done(readAtAll(offset, buf, count, type));
     }
 
@@ -404,13 +384,13 @@ public final class ParallelFile implements AutoCloseable {
     /** {@code MPI_File_write_at_all}, collective (two-phase I/O, see {@link Hints}). */
     public Status writeAtAll(final long offset, final Object buf, final long count, final Datatype type) {
         notSequential("writeAtAll");
-        return status(collectiveMove(true, offset, buf, count, type), count, type);
+        return view.status(collectiveMove(true, offset, buf, count, type), type);
     }
 
     /** {@code MPI_File_read_at_all}, collective. */
     public Status readAtAll(final long offset, final Object buf, final long count, final Datatype type) {
         notSequential("readAtAll");
-        return status(collectiveMove(false, offset, buf, count, type), count, type);
+        return view.status(collectiveMove(false, offset, buf, count, type), type);
     }
 
     /** {@code MPI_File_write_all}, collective, at the individual pointer. */
@@ -418,7 +398,7 @@ public final class ParallelFile implements AutoCloseable {
         notSequential("writeAll");
         final long fileBytes = collectiveMove(true, pointer, buf, count, type);
         pointer += fileBytes / view.etype().size();
-        return status(fileBytes, count, type);
+        return view.status(fileBytes, type);
     }
 
     /** {@code MPI_File_read_all}, collective, at the individual pointer. */
@@ -426,7 +406,7 @@ public final class ParallelFile implements AutoCloseable {
         notSequential("readAll");
         final long fileBytes = collectiveMove(false, pointer, buf, count, type);
         pointer += fileBytes / view.etype().size();
-        return status(fileBytes, count, type);
+        return view.status(fileBytes, type);
     }
 
     /**
@@ -447,19 +427,22 @@ public final class ParallelFile implements AutoCloseable {
         if (aggregated.isPresent()) {
             return aggregated.getAsLong();
         }
-        final long[] independent = new long[1];
+        long independent = 0;
         final Progress progress = twoPhase.progress();
         final long all = twoPhase.callBytes();
         final long mine = Math.max(1, count * type.size(Views.packing(view)));
         // each rank moves its own bytes independently: rank-local progress stands for the whole call's
         final LongConsumer rankMoved = progress == Progress.NONE ? null
             : done -> progress.update(all / mine * done + all % mine * done / mine, all);
-        collective(() -> {
-            independent[0] = move(write, offset, buf, count, type, rankMoved);
-            return null;
-        });
+        Throwable failure = null;
+        try {
+            independent = move(write, offset, buf, count, type, rankMoved);
+        } catch (RuntimeException e) {
+            failure = e;
+        }
+        Agreement.agree(comm, failure);
         twoPhase.progress().update(twoPhase.callBytes(), twoPhase.callBytes());
-        return independent[0];
+        return independent;
     }
 
     /**
@@ -477,13 +460,13 @@ public final class ParallelFile implements AutoCloseable {
      */
     public Status writeOrdered(final Object buf, final long count, final Datatype type) {
         final long at = orderedOffset(count, type);
-        return status(collectiveMove(true, at, buf, count, type), count, type);
+        return view.status(collectiveMove(true, at, buf, count, type), type);
     }
 
     /** {@code MPI_File_read_ordered}, collective: reads in rank order at the shared file pointer. */
     public Status readOrdered(final Object buf, final long count, final Datatype type) {
         final long at = orderedOffset(count, type);
-        return status(collectiveMove(false, at, buf, count, type), count, type);
+        return view.status(collectiveMove(false, at, buf, count, type), type);
     }
 
     /** This rank's offset for an ordered access: the shared pointer plus the etypes of the ranks before it. */
@@ -496,7 +479,6 @@ public final class ParallelFile implements AutoCloseable {
         }
         return shared.reserveInRankOrder(etypes);
     }
-
 
     /**
      * {@code MPI_File_seek_shared} with {@code MPI_SEEK_SET}, collective: every rank must pass the same offset.
@@ -519,18 +501,6 @@ public final class ParallelFile implements AutoCloseable {
         return shared.fetchAdd(0);
     }
 
-    private Status collective(final Supplier<Status> access) {
-        Status s = null;
-        Throwable failure = null;
-        try {
-            s = access.get();
-        } catch (RuntimeException e) {
-            failure = e;
-        }
-        Agreement.agree(comm, failure);
-        return s;
-    }
-
     // ------------------------------------------------------------------ file-wide
 
     /** @return the file's size in bytes ({@code MPI_File_get_size}) */
@@ -546,22 +516,7 @@ public final class ParallelFile implements AutoCloseable {
     /** {@code MPI_File_set_size}, collective: truncates or extends the file; every rank must pass the same size. */
     public void setSize(final long size) {
         checkOpen();
-        Throwable failure = null;
-        final long[] range = Agreement.range(comm, size);
-        if (range[0] != range[1]) {
-            failure = ParioException.argument("setSize: every rank must pass the same size; got " + range[0] + " to "
-                + range[1]);
-        } else if (size < 0) {
-            failure = ParioException.argument("setSize: size must be >= 0, got " + size);
-        } else if (comm.rank() == 0) {
-            try {
-                checkWritable();
-                storage.truncate(size);
-            } catch (IOException | RuntimeException e) {
-                failure = IoErrors.of("setSize of " + path, e);
-            }
-        }
-        Agreement.agree(comm, failure);
+        FileSizing.setSize(comm, storage, path, size, this::checkWritable);
     }
 
     /**
@@ -570,20 +525,7 @@ public final class ParallelFile implements AutoCloseable {
      */
     public void preallocate(final long size) {
         checkOpen();
-        Throwable failure = null;
-        if (size < 0) {
-            failure = ParioException.argument("preallocate: size must be >= 0, got " + size);
-        } else if (comm.rank() == 0) {
-            try {
-                checkWritable();
-                if (storage.size() < size) {
-                    storage.truncate(size);
-                }
-            } catch (IOException | RuntimeException e) {
-                failure = IoErrors.of("preallocate of " + path, e);
-            }
-        }
-        Agreement.agree(comm, failure);
+        FileSizing.preallocate(comm, storage, path, size, this::checkWritable);
     }
 
     /** {@code MPI_File_sync}, collective: written data reaches stable storage on every rank. */
