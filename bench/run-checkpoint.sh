@@ -11,7 +11,9 @@
 # Usage: bench/run-checkpoint.sh [EDGE] [DIR]   (default: 512 = 1 GiB, in bench/target/checkpoint);
 #        PARIO_BENCH_REPS=N; PARIO_BENCH_PATTERNS="2x2x1 cyclic"; PARIO_BENCH_ROUNDS=R (default 2) rounds in each
 #        Pario job, of which only the last counts for the warm phases (the first checkpoint counts once a job);
-#        PARIO_BENCH_STACKS="pario hdf5" (default both)
+#        PARIO_BENCH_STACKS="pario hdf5" (default both); PARIO_BENCH_COMPUTE="0 5" runs each Pario job once per
+#        value, the ranks waiting that many seconds (standing for a job's computation) before their first checkpoint
+#        (default 0: right after the JVMs start); a first checkpoint after S > 0 seconds shows as first-after-Ss
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 out="$root/bench/target/checkpoint"
@@ -37,24 +39,27 @@ results="$out/results.txt"
 : > "$results"
 rounds=${PARIO_BENCH_ROUNDS:-2}
 stacks=${PARIO_BENCH_STACKS:-pario hdf5}
-run() { # label command...
-    local label=$1; shift
+run() { # label compute-seconds command...
+    local label=$1 compute=$2; shift 2
     # a Pario job's warm phases count in its last round only; its first checkpoint, and HDF5's lines, always
-    timeout "$limit" "$@" 2>/dev/null | awk -v l="$label" -v last="$rounds" '/^# round / { round = $3 }
+    timeout "$limit" "$@" 2>/dev/null | awk -v l="$label" -v last="$rounds" -v c="$compute" '/^# round / { round = $3 }
         /^[a-z0-9-]+ [a-z0-9x]+ [0-9]+ [0-9.]+ [0-9.]+$/ {
-            if (l != "Pario" || $1 == "first-checkpoint" || round == last) print l, $0 }' >> "$results" || true
+            if ($1 == "first-checkpoint" && c > 0) $1 = "first-after-" c "s"
+            if (l != "Pario" || $1 ~ /^first-/ || round == last) print l, $0 }' >> "$results" || true
     rm -f "$dir"/run-checkpoint*
     sleep "$settle"
 }
 for ((i = 0; i < reps; i++)); do
     for p in ${PARIO_BENCH_PATTERNS:-2x2x1 cyclic}; do
         if [[ " $stacks " == *" pario "* ]]; then
-            run Pario java -jar "$root/cli/target/pario.jar" bench checkpoint -n 4 --size "$edge" --pattern "$p" \
-                --rounds "$rounds" --file "$dir/run-checkpoint"
+            for c in ${PARIO_BENCH_COMPUTE:-0}; do
+                run Pario "$c" java -jar "$root/cli/target/pario.jar" bench checkpoint -n 4 --size "$edge" \
+                    --pattern "$p" --rounds "$rounds" --compute "$c" --file "$dir/run-checkpoint"
+            done
         fi
         if [[ " $stacks " == *" hdf5 "* ]]; then
-            run HDF5 mpiexec.mpich -n 4 "$out/hdf5_checkpoint" "$p" "$edge" "$dir/run-checkpoint.h5" contiguous 1
-            run HDF5 mpiexec.mpich -n 4 "$out/hdf5_checkpoint" "$p" "$edge" "$dir/run-checkpoint.h5" chunked 1
+            run HDF5 0 mpiexec.mpich -n 4 "$out/hdf5_checkpoint" "$p" "$edge" "$dir/run-checkpoint.h5" contiguous 1
+            run HDF5 0 mpiexec.mpich -n 4 "$out/hdf5_checkpoint" "$p" "$edge" "$dir/run-checkpoint.h5" chunked 1
         fi
     done
 done
@@ -79,6 +84,8 @@ awk '
             printf "%s: checkpoint/raw write %.2f, restore/raw read %.2f, first/warm checkpoint %.2f, restore on 3/restore on 4 %.2f\n", p,
                 m["checkpoint-write " p] / m["raw-write " p], m["restore " p] / m["raw-read " p],
                 m["first-checkpoint " p] / m["checkpoint-write " p], m["restore-fewer " p] / m["restore " p]
+            for (key in m) if (key ~ /^first-after-/ && index(key, " " p) > 0) { split(key, f, " ")
+                printf "%s: %s/warm checkpoint %.2f\n", p, f[1], m[key] / m["checkpoint-write " p] }
             if (("hdf5-contiguous-write " p) in m) printf "%s: checkpoint/HDF5 contiguous write %.2f, chunked+fletcher32 %.2f; restore/HDF5 contiguous read %.2f, chunked %.2f\n", p,
                 m["checkpoint-write " p] / m["hdf5-contiguous-write " p], m["checkpoint-write " p] / m["hdf5-chunked-write " p],
                 m["restore " p] / m["hdf5-contiguous-read " p], m["restore " p] / m["hdf5-chunked-read " p]

@@ -1,13 +1,20 @@
 package org.pario.it;
 
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.Map;
 
 import org.pario.ParioException;
 import org.pario.comm.Communicator;
 import org.pario.comm.Op;
 import org.pario.comm.Pario;
 import org.pario.examples.HeatDiffusion;
+import org.pario.io.Hints;
+import org.pario.io.Mode;
+import org.pario.io.ParallelFile;
 import org.pario.io.array.Checkpoint;
 import org.pario.io.array.Dist;
 import org.pario.io.array.DistributedArray;
@@ -18,7 +25,8 @@ import org.pario.io.array.Element;
  * {@code write FILE} (a 3-D array, BLOCK,CYCLIC(2),BLOCK, element i holding i), {@code restore FILE} (the same
  * array as CYCLIC,BLOCK,NONE, every value checked), {@code heat DIR STEPS EVERY [RESTART]} (the heat-diffusion
  * example), {@code compare A B} (one rank: two checkpoints' fields bitwise equal), {@code loop} (allreduces until
- * a rank dies). Prints {@code rank R of N ok} at the end, {@code rank R failed: MESSAGE} (exit 3) on an error.
+ * a rank dies), {@code hosts FILE} (prints its host and Slurm's node name and the aggregators {@code cb_config_list
+ * *:1} gives, then writes and restores the array). Prints {@code rank R of N ok} at the end, {@code rank R failed: MESSAGE} (exit 3) on an error.
  */
 public final class SlurmJobMain {
     static final long[] SHAPE = {40, 30, 20};
@@ -26,31 +34,23 @@ public final class SlurmJobMain {
     private SlurmJobMain() {
     }
 
-    public static void main(final String[] args) {
+    public static void main(final String[] args) throws UnknownHostException {
         int rank = -1;
         try (Communicator world = Pario.init()) {
             rank = world.rank();
             switch (args[0]) {
-                case "write" -> {
-                    final DistributedArray<double[]> a = DistributedArray.of(world, Element.DOUBLE, SHAPE,
-                        Dist.block(), Dist.cyclic(2), Dist.block());
-                    final double[] v = a.allocate();
-                    for (int i = 0; i < v.length; i++) {
-                        v[i] = a.local().globalLinear(i);
+                case "write" -> write(world, Path.of(args[1]));
+                case "restore" -> restore(world, Path.of(args[1]));
+                case "hosts" -> {
+                    System.out.println("rank " + rank + " host " + InetAddress.getLocalHost().getHostName()
+                        + " slurm node " + System.getenv("SLURMD_NODENAME"));
+                    // one aggregator per host: as many as the hosts the ranks report
+                    try (ParallelFile f = ParallelFile.open(world, args[1] + ".raw", EnumSet.of(Mode.CREATE,
+                        Mode.WRONLY), Hints.of(Map.of("cb_config_list", "*:1")))) {
+                        System.out.println("rank " + rank + " cb_nodes " + f.hints().asMap().get("cb_nodes"));
                     }
-                    Checkpoint.at(Path.of(args[1])).write("a", a, v);
-                }
-                case "restore" -> {
-                    final DistributedArray<double[]> a = DistributedArray.of(world, Element.DOUBLE, SHAPE,
-                        Dist.cyclic(), Dist.block(), Dist.none());
-                    final double[] v = Checkpoint.at(Path.of(args[1])).restore("a", a);
-                    long wrong = 0;
-                    for (int i = 0; i < v.length; i++) {
-                        wrong += v[i] == a.local().globalLinear(i) ? 0 : 1;
-                    }
-                    if (world.allreduce(wrong, Op.SUM) != 0) {
-                        throw new IllegalStateException("restored values differ from the written ones");
-                    }
+                    write(world, Path.of(args[1]));
+                    restore(world, Path.of(args[1]));
                 }
                 case "heat" -> {
                     final Path last = HeatDiffusion.run(world, 90, 70, Integer.parseInt(args[2]),
@@ -83,6 +83,31 @@ public final class SlurmJobMain {
             System.out.println("rank " + rank + " failed: " + e.getMessage());
             System.out.flush();
             Runtime.getRuntime().halt(3);
+        }
+    }
+
+    /** Writes the array BLOCK,CYCLIC(2),BLOCK, element i holding i. */
+    private static void write(final Communicator world, final Path file) {
+        final DistributedArray<double[]> a = DistributedArray.of(world, Element.DOUBLE, SHAPE, Dist.block(),
+            Dist.cyclic(2), Dist.block());
+        final double[] v = a.allocate();
+        for (int i = 0; i < v.length; i++) {
+            v[i] = a.local().globalLinear(i);
+        }
+        Checkpoint.at(file).write("a", a, v);
+    }
+
+    /** Restores the array as CYCLIC,BLOCK,NONE and checks every value on every rank. */
+    private static void restore(final Communicator world, final Path file) {
+        final DistributedArray<double[]> a = DistributedArray.of(world, Element.DOUBLE, SHAPE, Dist.cyclic(),
+            Dist.block(), Dist.none());
+        final double[] v = Checkpoint.at(file).restore("a", a);
+        long wrong = 0;
+        for (int i = 0; i < v.length; i++) {
+            wrong += v[i] == a.local().globalLinear(i) ? 0 : 1;
+        }
+        if (world.allreduce(wrong, Op.SUM) != 0) {
+            throw new IllegalStateException("restored values differ from the written ones");
         }
     }
 }

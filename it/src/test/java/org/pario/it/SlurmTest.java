@@ -27,7 +27,8 @@ import org.pario.io.array.Element;
 /**
  * Jobs under a real Slurm: a one-node cluster on this machine ({@code bin/slurm-test-cluster}, which
  * {@code bin/setup-test-deps} makes possible by installing Debian's slurm-wlm and munge), ranks started by
- * {@code srun} and by an {@code sbatch} script finding each other through Slurm's variables alone.
+ * {@code srun} and by an {@code sbatch} script finding each other through Slurm's variables alone; and a job across
+ * three hosts, on a cluster of three nodes in network namespaces ({@link SlurmHosts}).
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class SlurmTest {
@@ -151,5 +152,42 @@ class SlurmTest {
             assertTrue(failed.contains("rank 2"), failed);
         }
         assertTrue(seconds < 30, "the step ended " + seconds + " s after the kill");
+    }
+
+    /**
+     * A job across three hosts (network namespaces, each with its own slurmd, as {@link SlurmHosts} sets up): the
+     * ranks on different hosts find each other through Slurm's variables alone, each reports the host Slurm
+     * placed it on, {@code cb_config_list *:1} gives one aggregator per host, and a checkpoint written across
+     * the hosts restores with every value in place.
+     */
+    @Test
+    void aJobAcrossThreeHostsFindsItsRanksAndPutsOneAggregatorOnEachHost() throws Exception {
+        assertEquals(null, Netns.unavailable(), "a Slurm job across hosts runs on network namespaces");
+        final Path file = dir.resolve("hosts.ckpt");
+        try (Netns hosts = new Netns(3); SlurmHosts cluster = new SlurmHosts(hosts, 3, dir.resolve("slurm"))) {
+            final List<String> command = new ArrayList<>(List.of("srun", "-N", "3", "-n", "4", "--partition",
+                "hosts"));
+            command.addAll(Processes.java(SlurmJobMain.class, "hosts", file.toString()));
+            final ProcessBuilder pb = cluster.client(command);
+            // the two clusters number their jobs alike: rendezvous files of their own
+            pb.environment().put("PARIO_RENDEZVOUS_DIR", dir.toString());
+            final Process srun = pb.start();
+            final String out = new String(srun.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertTrue(srun.waitFor(120, TimeUnit.SECONDS), "the job ended: " + out);
+            assertEquals(0, srun.exitValue(), out + "\n" + cluster.logs());
+            final java.util.Set<String> seen = new java.util.TreeSet<>();
+            for (int r = 0; r < 4; r++) {
+                final String prefix = "rank " + r + " host ";
+                final String line = out.lines().filter(l -> l.startsWith(prefix)).findFirst()
+                    .orElseThrow(() -> new AssertionError("no " + prefix + "line: " + out));
+                final String[] f = line.substring(prefix.length()).split(" slurm node ");
+                assertEquals(f[1], f[0], "rank " + r + " runs on the host Slurm reports: " + line);
+                seen.add(f[0]);
+                assertTrue(out.contains("rank " + r + " cb_nodes 3"), "one aggregator per host: " + out);
+                assertTrue(out.contains("rank " + r + " of 4 ok"), out);
+            }
+            assertEquals(java.util.Set.of("node0", "node1", "node2"), seen, out);
+        }
+        assertEquals(4, Checkpoint.at(file).header().ranks(), "written by the 4 tasks on 3 hosts");
     }
 }
