@@ -2,12 +2,10 @@ package org.pario.datatypes;
 
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.NoSuchElementException;
 import java.util.Optional;
 
 import org.pario.ParioException;
@@ -293,37 +291,7 @@ public abstract class Datatype {
      * @return an iterable over the (basic type, displacement) entries; legacy markers are not listed
      */
     public final Iterable<TypemapEntry> typemap() {
-        return () -> new Iterator<>() {
-            private final Cursor cursor = new Cursor(Datatype.this, 1, DataRepresentation.NATIVE, true);
-            private long runOffset;
-            private long left;
-            private BasicType basic;
-
-            @Override
-            public boolean hasNext() {
-                if (left > 0) {
-                    return true;
-                }
-                if (!cursor.next()) {
-                    return false;
-                }
-                basic = cursor.basic();
-                runOffset = cursor.offset();
-                left = cursor.length() / basic.size;
-                return left > 0;
-            }
-
-            @Override
-            public TypemapEntry next() {
-                if (!hasNext()) {
-                    throw new NoSuchElementException();
-                }
-                final TypemapEntry e = new TypemapEntry(basic.name, runOffset);
-                runOffset += basic.size;
-                left--;
-                return e;
-            }
-        };
+        return () -> new TypemapWalk.Entries(new Cursor(this, 1, DataRepresentation.NATIVE, true));
     }
 
     /**
@@ -337,45 +305,7 @@ public abstract class Datatype {
         if (homogeneous != null || entries == 0) {
             return entries == 0 ? List.of() : List.of(new SignatureEntry(homogeneous.name, entries));
         }
-        return () -> new Iterator<>() {
-            private final Cursor cursor = new Cursor(Datatype.this, 1, DataRepresentation.NATIVE, true);
-            private BasicType pendingType;
-            private long pendingCount;
-            private SignatureEntry ready;
-
-            @Override
-            public boolean hasNext() {
-                while (ready == null) {
-                    if (!cursor.next()) {
-                        if (pendingType == null) {
-                            return false;
-                        }
-                        ready = new SignatureEntry(pendingType.name, pendingCount);
-                        pendingType = null;
-                        break;
-                    }
-                    final BasicType b = cursor.basic();
-                    final long n = cursor.length() / b.size;
-                    if (pendingType != null && !pendingType.name.equals(b.name)) {
-                        ready = new SignatureEntry(pendingType.name, pendingCount);
-                        pendingCount = 0;
-                    }
-                    pendingType = b;
-                    pendingCount += n;
-                }
-                return true;
-            }
-
-            @Override
-            public SignatureEntry next() {
-                if (!hasNext()) {
-                    throw new NoSuchElementException();
-                }
-                final SignatureEntry e = ready;
-                ready = null;
-                return e;
-            }
-        };
+        return () -> new TypemapWalk.Signature(new Cursor(this, 1, DataRepresentation.NATIVE, true));
     }
 
     /**

@@ -243,10 +243,14 @@ public abstract class Memory {
     /** Memory over a ByteBuffer (a wrapped byte[] included). */
     static final class BufferMemory extends Memory {
         private final ByteBuffer buffer;
+        /** Where raw copies address the bytes, or {@link RawCopy#UNADDRESSABLE}. */
+        private final Object rawBase;
 
         BufferMemory(final ByteBuffer buffer) {
             // absolute bulk copies check against the limit, so work on a full-capacity view of the same bytes
             this.buffer = buffer.duplicate().clear();
+            this.rawBase = RawCopy.AVAILABLE && !buffer.isReadOnly() ? RawCopy.base(this.buffer)
+                : RawCopy.UNADDRESSABLE;
         }
 
         @Override
@@ -256,7 +260,7 @@ public abstract class Memory {
 
         @Override
         Object rawBase() {
-            return RawCopy.AVAILABLE && !buffer.isReadOnly() ? RawCopy.base(buffer) : RawCopy.UNADDRESSABLE;
+            return rawBase;
         }
 
         @Override

@@ -25,12 +25,15 @@ abstract class PrimitiveArrayMemory extends Memory {
     private final long bytes;
     private final Object array;
     private final long arrayBase;
+    /** Where raw copies address the elements, or {@link RawCopy#UNADDRESSABLE}. */
+    private final Object rawBase;
 
     PrimitiveArrayMemory(final int shift, final int elements, final Object array) {
         this.shift = shift;
         this.bytes = (long) elements << shift;
         this.array = array;
         this.arrayBase = RawCopy.arrayBase(array.getClass());
+        this.rawBase = RawCopy.AVAILABLE ? RawCopy.base(array) : RawCopy.UNADDRESSABLE;
     }
 
     @Override
@@ -40,7 +43,7 @@ abstract class PrimitiveArrayMemory extends Memory {
 
     @Override
     final Object rawBase() {
-        return RawCopy.AVAILABLE ? array : RawCopy.UNADDRESSABLE;
+        return rawBase;
     }
 
     @Override

@@ -1,89 +1,50 @@
 package org.pario.datatypes;
 
-import java.lang.reflect.Field;
-import java.nio.Buffer;
 import java.nio.ByteBuffer;
 
 /**
- * Raw memory copies between any primitive array and heap or direct byte buffers, through
- * {@code sun.misc.Unsafe.copyMemory}: the same memmove {@code System.arraycopy} uses, without the per-element
- * byte-order handling of JDK 17's view buffers. It is the fast path of {@link Packer}; every copy through it has
- * been bounds-checked by the caller first ({@link Memory#check} and the packed-buffer range check), because a
- * raw copy does not check.
+ * Raw memory copies between any primitive array and heap or direct byte buffers: the fast path of {@link Packer}.
+ * Every copy through it has been bounds-checked by the caller first ({@link Memory#check} and the packed-buffer range
+ * check). A base is the object a copy addresses bytes in, an offset counts bytes within it, as this class hands
+ * them out. This version, for Java 17 to 21, copies through {@code sun.misc.Unsafe} ({@link UnsafeCopy}); the
+ * multi-release jar holds another for Java 22 and newer, which copies through the foreign function and memory API
+ * unless asked otherwise ({@link DatatypeSettings}).
  *
- * <p>When {@code Unsafe} is unavailable, or raw copies are turned off ({@link DatatypeSettings}),
- * {@link #AVAILABLE} is false and callers use the safe, slower path.
+ * <p>When raw copies are unavailable or turned off, {@link #AVAILABLE} is false and callers use the safe, slower
+ * path.
  */
 final class RawCopy {
     /** Whether raw copies can be used in this JVM. */
-    static final boolean AVAILABLE;
+    static final boolean AVAILABLE = UnsafeCopy.AVAILABLE;
     /** Marks a buffer whose bytes cannot be addressed raw (a read-only heap buffer). */
     static final Object UNADDRESSABLE = new Object();
-
-    private static final sun.misc.Unsafe UNSAFE;
-    private static final long ADDRESS_FIELD;
-    private static final long BYTE_ARRAY_BASE;
-
-    static {
-        sun.misc.Unsafe unsafe = null;
-        long address = -1;
-        long base = 0;
-        boolean available = false;
-        if (DatatypeSettings.RAW_COPIES_ALLOWED) {
-            try {
-                final Field f = sun.misc.Unsafe.class.getDeclaredField("theUnsafe");
-                f.setAccessible(true);
-                unsafe = (sun.misc.Unsafe) f.get(null);
-                address = unsafe.objectFieldOffset(Buffer.class.getDeclaredField("address"));
-                base = unsafe.arrayBaseOffset(byte[].class);
-                available = true;
-            } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
-                available = false;
-            }
-        }
-        UNSAFE = unsafe;
-        ADDRESS_FIELD = address;
-        BYTE_ARRAY_BASE = base;
-        AVAILABLE = available;
-    }
 
     private RawCopy() {
     }
 
-    /** @return the object a buffer's bytes live in: its array, null for direct memory, or {@link #UNADDRESSABLE} */
+    /** @return the object a buffer's bytes live in, or {@link #UNADDRESSABLE} */
     static Object base(final ByteBuffer b) {
-        if (b.hasArray()) {
-            return b.array();
-        }
-        return b.isDirect() ? null : UNADDRESSABLE;
+        return UnsafeCopy.base(b);
     }
 
-    /** @return the raw offset of a buffer's byte 0 within {@link #base(ByteBuffer)} */
+    /** @return the object a primitive array's elements are addressed in */
+    static Object base(final Object array) {
+        return UnsafeCopy.base(array);
+    }
+
+    /** @return the offset of a buffer's byte 0 within {@link #base(ByteBuffer)} */
     static long offset(final ByteBuffer b) {
-        return b.hasArray() ? BYTE_ARRAY_BASE + b.arrayOffset() : UNSAFE.getLong(b, ADDRESS_FIELD);
+        return UnsafeCopy.offset(b);
     }
 
-    /** @return the raw offset of element 0 of an array of the given class */
+    /** @return the offset of element 0 of an array of the given class within {@link #base(Object)} */
     static long arrayBase(final Class<?> arrayClass) {
-        return AVAILABLE ? UNSAFE.arrayBaseOffset(arrayClass) : 0;
+        return UnsafeCopy.arrayBase(arrayClass);
     }
-
-    /** Runs up to this many bytes are moved with 8-byte loads and stores instead of a copy call. */
-    private static final long SHORT_COPY = 64;
 
     /** Copies bytes; the caller has checked both ranges. */
     static void copy(final Object srcBase, final long srcOffset, final Object dstBase, final long dstOffset,
                      final long bytes) {
-        if (bytes > SHORT_COPY) {
-            UNSAFE.copyMemory(srcBase, srcOffset, dstBase, dstOffset, bytes);
-            return;
-        }
-        long i = 0;
-        for (; i + 8 <= bytes; i += 8) {
-            UNSAFE.putLong(dstBase, dstOffset + i, UNSAFE.getLong(srcBase, srcOffset + i));
-        }
-        for (; i < bytes; i++) {
-            UNSAFE.putByte(dstBase, dstOffset + i, UNSAFE.getByte(srcBase, srcOffset + i));
-        }
+        UnsafeCopy.copy(srcBase, srcOffset, dstBase, dstOffset, bytes);
     }
 }

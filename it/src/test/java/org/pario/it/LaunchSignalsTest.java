@@ -35,7 +35,7 @@ class LaunchSignalsTest {
     /** A launcher of {@code ranks} hung ranks, its temporary folder inside the test's; its output merged. */
     private Process launcher(final int ranks, final String... options) throws Exception {
         final List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-            .toString(), "-Xmx128m", "-Djava.io.tmpdir=" + tmp, "-cp", System.getProperty("java.class.path"),
+            .toString(), "--enable-native-access=ALL-UNNAMED", "-Xmx128m", "-Djava.io.tmpdir=" + tmp, "-cp", System.getProperty("java.class.path"),
             Main.class.getName(), "launch", "-n", Integer.toString(ranks)));
         command.addAll(List.of(options));
         command.add("--");

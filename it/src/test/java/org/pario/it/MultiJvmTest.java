@@ -32,6 +32,7 @@ class MultiJvmTest {
     private static List<String> java(final List<String> options, final Class<?> main, final String... args) {
         final List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("--enable-native-access=ALL-UNNAMED");
         command.addAll(options);
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), main.getName()));
         command.addAll(List.of(args));

@@ -15,7 +15,7 @@ final class Processes {
     /** @return the command that runs {@code main} with {@code args} in a JVM of this test's class path (256 MiB) */
     static List<String> java(final Class<?> main, final String... args) {
         final List<String> c = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-            .toString(), "-Xmx256m", "-cp", System.getProperty("java.class.path"), main.getName()));
+            .toString(), "--enable-native-access=ALL-UNNAMED", "-Xmx256m", "-cp", System.getProperty("java.class.path"), main.getName()));
         c.addAll(List.of(args));
         return c;
     }

@@ -74,7 +74,8 @@ class SoakTest {
         final List<Process> ranks = new ArrayList<>();
         for (int r = 0; r < n; r++) {
             final ProcessBuilder pb = Processes.jobRank(r, n, job, dir, 0, List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx96m",
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED", "-Xmx96m",
                 "-XX:TieredStopAtLevel=1", "-Dio.netty.leakDetection.level=paranoid", "-cp",
                 System.getProperty("java.class.path"), SoakMain.class.getName(), "jvm", Integer.toString(SECONDS),
                 dir.toString()));
