@@ -6,8 +6,8 @@ package org.pario.datatypes;
  * <ul>
  *   <li>unset (or {@code true}): raw memory copies, through {@code sun.misc.Unsafe} on Java 17 to 21 and through the
  *       foreign function and memory API on Java 22 and newer, where the JVM warns about Unsafe;</li>
- *   <li>{@code unsafe}: through {@code sun.misc.Unsafe} on every Java (on 22+ faster for runs of a few bytes, see
- *       docs/benchmarks.md, and the JVM prints its warning about Unsafe once);</li>
+ *   <li>{@code unsafe}: through {@code sun.misc.Unsafe} on every Java (on 22+ faster for runs of 24 to 64 bytes,
+ *       see docs/benchmarks.md, and the JVM prints its warning about Unsafe once);</li>
  *   <li>{@code false}: the safe copy path (through buffer views) that a JVM without raw memory copies takes, which
  *       the test suite uses to run the pack/unpack properties on both paths.</li>
  * </ul>

@@ -145,14 +145,14 @@ public final class Packer {
             if (repeats > 0) {
                 user.check(u + repeats * stride, len);
             }
-            for (long k = 0, raw = userOffset + u; k <= repeats; k++, raw += stride) {
-                if (toPacked) {
-                    RawCopy.copy(userBase, raw, packedBase, packedOffset + at, len);
-                } else {
-                    RawCopy.copy(packedBase, packedOffset + at, userBase, raw, len);
-                }
-                at += (int) len;
+            if (toPacked) {
+                RawCopy.copyRuns(userBase, userOffset + u, stride, packedBase, packedOffset + at, len, len,
+                    repeats + 1);
+            } else {
+                RawCopy.copyRuns(packedBase, packedOffset + at, len, userBase, userOffset + u, stride, len,
+                    repeats + 1);
             }
+            at += (int) (len * (repeats + 1));
             c.skipRepeats(repeats);
         }
     }

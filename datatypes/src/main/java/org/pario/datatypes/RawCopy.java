@@ -47,4 +47,16 @@ final class RawCopy {
                      final long bytes) {
         UnsafeCopy.copy(srcBase, srcOffset, dstBase, dstOffset, bytes);
     }
+
+    /**
+     * Copies {@code runs} runs of {@code bytes} bytes, the k-th from {@code srcOffset + k * srcStride} to
+     * {@code dstOffset + k * dstStride}: a regular stretch of a type's runs; the caller has checked the first and
+     * the last run on both sides.
+     */
+    static void copyRuns(final Object srcBase, final long srcOffset, final long srcStride, final Object dstBase,
+                         final long dstOffset, final long dstStride, final long bytes, final long runs) {
+        for (long k = 0, from = srcOffset, to = dstOffset; k < runs; k++, from += srcStride, to += dstStride) {
+            UnsafeCopy.copy(srcBase, from, dstBase, to, bytes);
+        }
+    }
 }
