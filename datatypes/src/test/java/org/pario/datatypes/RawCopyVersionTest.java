@@ -1,6 +1,7 @@
 package org.pario.datatypes;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -11,11 +12,15 @@ import org.junit.jupiter.api.Test;
 /**
  * Which raw copies a JVM gets: from the classes of the build directory the {@code sun.misc.Unsafe} ones; from the
  * multi-release jar on Java 22+ (the build's {@code multi-release-jar} run sets {@code pario.expectRawCopy=ffm}) the
- * foreign-memory ones, which copy the same bytes.
+ * foreign-memory ones, which copy the same bytes; with {@code pario.rawCopy=false}, none.
  */
 class RawCopyVersionTest {
     @Test
     void theJvmGetsTheRawCopiesOfItsVersionAndTheyCopyBytes() {
+        if ("false".equals(System.getProperty("pario.rawCopy"))) {
+            assertFalse(RawCopy.AVAILABLE, "pario.rawCopy=false turns raw copies off");
+            return;
+        }
         final double[] values = {1.5, -2.25, 3e300, Double.MIN_VALUE, 7, 8, 9, 10, 11, 12};
         final Object base = RawCopy.base((Object) values);
         if ("ffm".equals(System.getProperty("pario.expectRawCopy"))) {
