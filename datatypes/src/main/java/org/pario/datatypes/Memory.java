@@ -242,15 +242,19 @@ public abstract class Memory {
 
     /** Memory over a ByteBuffer (a wrapped byte[] included). */
     static final class BufferMemory extends Memory {
+        /** Marks {@link #rawBase} as not yet looked up. */
+        private static final Object NOT_YET = new Object();
         private final ByteBuffer buffer;
-        /** Where raw copies address the bytes, or {@link RawCopy#UNADDRESSABLE}. */
-        private final Object rawBase;
+        /**
+         * Where raw copies address the bytes, or {@link RawCopy#UNADDRESSABLE}; looked up at the first raw copy,
+         * since many buffers are wrapped and never copied that way (on Java 22+ the lookup makes a memory segment).
+         * Written without a lock: every thread that looks it up finds the same.
+         */
+        private Object rawBase = NOT_YET;
 
         BufferMemory(final ByteBuffer buffer) {
             // absolute bulk copies check against the limit, so work on a full-capacity view of the same bytes
             this.buffer = buffer.duplicate().clear();
-            this.rawBase = RawCopy.AVAILABLE && !buffer.isReadOnly() ? RawCopy.base(this.buffer)
-                : RawCopy.UNADDRESSABLE;
         }
 
         @Override
@@ -260,7 +264,12 @@ public abstract class Memory {
 
         @Override
         Object rawBase() {
-            return rawBase;
+            Object base = rawBase;
+            if (base == NOT_YET) {
+                base = RawCopy.AVAILABLE && !buffer.isReadOnly() ? RawCopy.base(buffer) : RawCopy.UNADDRESSABLE;
+                rawBase = base;
+            }
+            return base;
         }
 
         @Override

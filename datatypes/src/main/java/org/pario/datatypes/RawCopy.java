@@ -55,8 +55,6 @@ final class RawCopy {
      */
     static void copyRuns(final Object srcBase, final long srcOffset, final long srcStride, final Object dstBase,
                          final long dstOffset, final long dstStride, final long bytes, final long runs) {
-        for (long k = 0, from = srcOffset, to = dstOffset; k < runs; k++, from += srcStride, to += dstStride) {
-            UnsafeCopy.copy(srcBase, from, dstBase, to, bytes);
-        }
+        UnsafeCopy.copyRuns(srcBase, srcOffset, srcStride, dstBase, dstOffset, dstStride, bytes, runs);
     }
 }

@@ -87,4 +87,30 @@ final class UnsafeCopy {
             UNSAFE.putByte(dstBase, dstOffset + i, UNSAFE.getByte(srcBase, srcOffset + i));
         }
     }
+
+    /**
+     * Copies {@code runs} runs of {@code bytes} bytes, the k-th from {@code srcOffset + k * srcStride} to
+     * {@code dstOffset + k * dstStride}; the caller has checked the first and the last run on both sides. Runs of 8
+     * and 16 bytes, the most frequent short ones (one double, a pair), are one counted loop of loads and stores:
+     * a call of {@link #copy} per run costs about twice as much for 8-byte runs (docs/benchmarks.md).
+     */
+    static void copyRuns(final Object srcBase, final long srcOffset, final long srcStride, final Object dstBase,
+                         final long dstOffset, final long dstStride, final long bytes, final long runs) {
+        if (bytes == 8) {
+            for (long k = 0, from = srcOffset, to = dstOffset; k < runs; k++, from += srcStride, to += dstStride) {
+                UNSAFE.putLong(dstBase, to, UNSAFE.getLong(srcBase, from));
+            }
+            return;
+        }
+        if (bytes == 16) {
+            for (long k = 0, from = srcOffset, to = dstOffset; k < runs; k++, from += srcStride, to += dstStride) {
+                UNSAFE.putLong(dstBase, to, UNSAFE.getLong(srcBase, from));
+                UNSAFE.putLong(dstBase, to + 8, UNSAFE.getLong(srcBase, from + 8));
+            }
+            return;
+        }
+        for (long k = 0, from = srcOffset, to = dstOffset; k < runs; k++, from += srcStride, to += dstStride) {
+            copy(srcBase, from, dstBase, to, bytes);
+        }
+    }
 }
