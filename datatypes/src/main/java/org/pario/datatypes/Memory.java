@@ -92,6 +92,58 @@ public abstract class Memory {
         return root == this ? null : root.primitiveArray();
     }
 
+    /**
+     * Copies a regular stretch of runs between two memories: {@code runs} runs of {@code runBytes} bytes, the k-th
+     * from {@code src} byte {@code srcFrom + k * srcStride} to {@code dst} byte {@code dstFrom + k * dstStride}
+     * (bytes counted from the start of each memory, as {@link #directRegion} counts them). This is what
+     * {@link Packer} does for each stretch a {@link Cursor} reports ({@link Cursor#repeats()}), for code that
+     * moves a type's runs between two buffers of its own, such as a file aggregator placing a rank's piece in its
+     * window: one checked call for the stretch, the copy raw where both memories allow it (8- and 16-byte runs in
+     * one counted loop), else run by run through the buffers' own bulk copies.
+     *
+     * @param src       where the runs come from
+     * @param srcFrom   the first run's byte in {@code src}
+     * @param srcStride bytes from one run to the next in {@code src}, possibly negative
+     * @param dst       where they go
+     * @param dstFrom   the first run's byte in {@code dst}
+     * @param dstStride bytes from one run to the next in {@code dst}, possibly negative
+     * @param runBytes  bytes in a run
+     * @param runs      how many runs
+     * @throws ParioException if a count is negative or a run lies outside either memory
+     */
+    public static void copyRuns(final Memory src, final long srcFrom, final long srcStride, final Memory dst,
+                                final long dstFrom, final long dstStride, final long runBytes, final long runs) {
+        if (runBytes < 0 || runs < 0) {
+            throw ParioException.argument("copyRuns: run bytes and runs must be >= 0, got " + runBytes + " and "
+                + runs);
+        }
+        if (runs == 0 || runBytes == 0) {
+            return;
+        }
+        // the runs lie on a line, so the first and the last bound them all
+        final Memory from = src.root();
+        final Memory to = dst.root();
+        from.check(srcFrom, runBytes);
+        from.check(Checks.add("copyRuns", srcFrom, Checks.mul("copyRuns", runs - 1, srcStride)), runBytes);
+        to.check(dstFrom, runBytes);
+        to.check(Checks.add("copyRuns", dstFrom, Checks.mul("copyRuns", runs - 1, dstStride)), runBytes);
+        final Object srcBase = from.rawBase();
+        final Object dstBase = to.rawBase();
+        if (RawCopy.AVAILABLE && srcBase != RawCopy.UNADDRESSABLE && dstBase != RawCopy.UNADDRESSABLE) {
+            RawCopy.copyRuns(srcBase, from.rawOffset() + srcFrom, srcStride, dstBase, to.rawOffset() + dstFrom,
+                dstStride, runBytes, runs);
+            return;
+        }
+        final ByteBuffer bounce = ByteBuffer.allocate((int) Math.min(runBytes, 1 << 16));
+        for (long k = 0; k < runs; k++) {
+            for (long done = 0; done < runBytes; done += bounce.capacity()) {
+                final int n = (int) Math.min(bounce.capacity(), runBytes - done);
+                from.read(srcFrom + k * srcStride + done, bounce, 0, n);
+                to.write(dstFrom + k * dstStride + done, bounce, 0, n);
+            }
+        }
+    }
+
     final void check(final long offset, final long length) {
         if (offset < 0 || length < 0 || offset > byteSize() - length) {
             throw ParioException.argument("datatype reaches bytes [" + offset + ", " + (offset + length)

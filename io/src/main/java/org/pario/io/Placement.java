@@ -1,14 +1,12 @@
 package org.pario.io;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.BiConsumer;
 
 import org.pario.datatypes.Cursor;
+import org.pario.datatypes.Memory;
 
 /**
  * Placement of a rank's piece in an aggregator's round window (and back, for reads), walking the rank's filetype
@@ -19,46 +17,95 @@ final class Placement {
     private Placement() {
     }
 
-    static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class,
-        ByteOrder.nativeOrder());
-
     /**
      * Copies between a piece (rank r's stream bytes [s0, s1)) and the window that starts at file byte ws, marking
-     * the window bytes it touches in {@code covered} (one bit per byte) when given. Regular stretches of runs (a
-     * cyclic darray's 8-byte runs) are copied in a tight loop instead of one cursor step per run.
+     * the window bytes it touches in {@code covered} (one bit per byte) when given. Each regular stretch of runs
+     * the cursor reports (a cyclic darray's 8-byte runs along a row) is one copy call and one marking of its bits,
+     * not a step per run.
      */
     static void place(final FileView v, final long s0, final long s1, final byte[] piece, final int from,
-                              final ByteBuffer window, final long ws, final boolean intoWindow, final long[] covered) {
+                      final ByteBuffer window, final long ws, final boolean intoWindow, final long[] covered) {
         if (s1 <= s0) {
             return;
         }
         final long fsize = v.filetype().size();
         final Cursor c = v.filetype().cursor((s1 + fsize - 1) / fsize).seek(s0).limit(s1);
-        int at = from;
+        final Memory pieceBytes = Memory.of(piece);
+        final Memory windowBytes = Memory.of(window);
+        final StretchMask mask = covered != null ? new StretchMask() : null;
+        long at = from;
         while (c.next()) {
-            final int w = (int) (v.disp() + c.offset() - ws);
-            final int len = (int) c.length();
-            final long more = c.repeats();
-            final int stride = (int) c.repeatStride();
-            for (long k = 0; k <= more; k++) {
-                final int wk = w + (int) k * stride;
-                if (intoWindow) {
-                    if (len == 8) {
-                        window.putLong(wk, (long) LONGS.get(piece, at));
-                    } else {
-                        window.put(wk, piece, at, len);
-                    }
-                    if (covered != null) {
-                        mark(covered, wk, len);
-                    }
-                } else if (len == 8) {
-                    LONGS.set(piece, at, window.getLong(wk));
-                } else {
-                    window.get(wk, piece, at, len);
+            final long w = v.disp() + c.offset() - ws;
+            final long len = c.length();
+            final long runs = c.repeats() + 1;
+            final long stride = c.repeatStride();
+            if (intoWindow) {
+                Memory.copyRuns(pieceBytes, at, len, windowBytes, w, stride, len, runs);
+                if (covered != null) {
+                    mask.markRuns(covered, (int) w, (int) len, (int) stride, runs);
                 }
-                at += len;
+            } else {
+                Memory.copyRuns(windowBytes, w, stride, pieceBytes, at, len, len, runs);
             }
-            c.skipRepeats(more);
+            at += len * runs;
+            c.skipRepeats(runs - 1);
+        }
+    }
+
+    /**
+     * Marks the bits of regular stretches of runs a word at a time where the stride divides 64 (a cyclic darray's
+     * runs of 8 bytes every 16, 32 or 64): every whole word of the stretch then holds the same pattern, kept from
+     * the last stretch while its phase, run length and stride stay the same (as they do row after row).
+     */
+    static final class StretchMask {
+        private int phase = -1;
+        private int len;
+        private int stride;
+        private long pattern;
+
+        /** Sets the bits of {@code runs} runs of {@code len} bytes, {@code stride} apart, from bit {@code w}. */
+        void markRuns(final long[] bits, final int w, final int len, final int stride, final long runs) {
+            if (runs == 1 || stride <= len || stride > 64 || 64 % stride != 0) {
+                // one run, runs that touch or overlap, or a pattern that does not repeat within a word
+                for (long k = 0; k < runs; k++) {
+                    mark(bits, (int) (w + k * stride), len);
+                }
+                return;
+            }
+            final long end = w + (runs - 1) * stride + len;
+            final int firstWord = (w + 63) >>> 6;
+            final int lastWord = (int) (end >>> 6);
+            if (firstWord >= lastWord) {
+                for (long k = 0; k < runs; k++) {
+                    mark(bits, (int) (w + k * stride), len);
+                }
+                return;
+            }
+            final int p = (int) (((long) firstWord * 64 - w) % stride);
+            if (p != phase || len != this.len || stride != this.stride) {
+                long m = 0;
+                for (int b = 0; b < 64; b++) {
+                    if ((b + p) % stride < len) {
+                        m |= 1L << b;
+                    }
+                }
+                phase = p;
+                this.len = len;
+                this.stride = stride;
+                pattern = m;
+            }
+            for (int word = firstWord; word < lastWord; word++) {
+                bits[word] |= pattern;
+            }
+            // the runs that reach into the partial words at either end
+            final long head = Math.min(runs, ((long) firstWord * 64 - w + stride - 1) / stride);
+            for (long k = 0; k < head; k++) {
+                mark(bits, (int) (w + k * stride), len);
+            }
+            final long tail = Math.max(head, Math.floorDiv((long) lastWord * 64 - len - w, stride) + 1);
+            for (long k = tail; k < runs; k++) {
+                mark(bits, (int) (w + k * stride), len);
+            }
         }
     }
 
