@@ -9,8 +9,8 @@ import java.nio.ByteBuffer;
  * memory API: the class this multi-release jar uses on Java 22 and newer in place of the {@code sun.misc.Unsafe}
  * one, so that no JVM warns about, or will lose, the methods Pario copies with. Bases are memory segments over
  * the array or the whole buffer, offsets count bytes from their start; the segments check every access again,
- * on top of the caller's checks. Regular stretches of 8- and 16-byte runs copy in counted loops as fast as through
- * Unsafe; other short runs cost more (docs/benchmarks.md), and {@code pario.rawCopy=unsafe}
+ * on top of the caller's checks. Regular stretches of 8-, 16-, 24-, 32- and 64-byte runs copy in counted loops about
+ * as fast as through Unsafe; other short runs cost more (docs/benchmarks.md), and {@code pario.rawCopy=unsafe}
  * ({@link DatatypeSettings}) copies through {@link UnsafeCopy} instead.
  *
  * <p>When raw copies are turned off, {@link #AVAILABLE} is false and callers use the safe, slower path.
@@ -99,9 +99,9 @@ final class RawCopy {
     /**
      * Copies {@code runs} runs of {@code bytes} bytes, the k-th from {@code srcOffset + k * srcStride} to
      * {@code dstOffset + k * dstStride}: a regular stretch of a type's runs; the caller has checked the first and
-     * the last run on both sides. Runs of 8 and 16 bytes, the most frequent short ones, go through one counted loop
-     * over the two segments, whose bounds checks the compiler can hoist (as fast as Unsafe, or faster); others run
-     * by run (a loop over the words of each run measured slower).
+     * the last run on both sides. Runs of 8, 16, 24, 32 and 64 bytes (one to eight doubles), the most frequent short
+     * ones, go through one counted loop over the two segments, whose bounds checks the compiler can hoist (about as
+     * fast as Unsafe, or faster); others run by run (a loop over the words of any run length measured slower).
      */
     static void copyRuns(final Object srcBase, final long srcOffset, final long srcStride, final Object dstBase,
                          final long dstOffset, final long dstStride, final long bytes, final long runs) {
@@ -123,6 +123,37 @@ final class RawCopy {
                 final long to = dstOffset + k * dstStride;
                 dst.set(LONG, to, src.get(LONG, from));
                 dst.set(LONG, to + 8, src.get(LONG, from + 8));
+            }
+            return;
+        }
+        if (bytes == 24) {
+            for (long k = 0; k < runs; k++) {
+                final long from = srcOffset + k * srcStride;
+                final long to = dstOffset + k * dstStride;
+                dst.set(LONG, to, src.get(LONG, from));
+                dst.set(LONG, to + 8, src.get(LONG, from + 8));
+                dst.set(LONG, to + 16, src.get(LONG, from + 16));
+            }
+            return;
+        }
+        if (bytes == 32) {
+            for (long k = 0; k < runs; k++) {
+                final long from = srcOffset + k * srcStride;
+                final long to = dstOffset + k * dstStride;
+                dst.set(LONG, to, src.get(LONG, from));
+                dst.set(LONG, to + 8, src.get(LONG, from + 8));
+                dst.set(LONG, to + 16, src.get(LONG, from + 16));
+                dst.set(LONG, to + 24, src.get(LONG, from + 24));
+            }
+            return;
+        }
+        if (bytes == 64) {
+            for (long k = 0; k < runs; k++) {
+                final long from = srcOffset + k * srcStride;
+                final long to = dstOffset + k * dstStride;
+                for (long i = 0; i < 64; i += 8) {
+                    dst.set(LONG, to + i, src.get(LONG, from + i));
+                }
             }
             return;
         }

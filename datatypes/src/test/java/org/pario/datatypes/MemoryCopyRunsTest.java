@@ -20,10 +20,10 @@ class MemoryCopyRunsTest {
     void stretchesOfEveryRunLengthAndStrideCopyExactlyTheirBytes() {
         final Random random = new Random(51);
         for (int trial = 0; trial < 3000; trial++) {
-            final int size = 512;
+            final int size = 1024;
             final byte[] source = new byte[size];
             random.nextBytes(source);
-            final int len = 1 + random.nextInt(40);
+            final int len = 1 + random.nextInt(72);
             final long runs = 1 + random.nextInt(8);
             // strides of either sign, at least a run apart on the destination so its runs do not overlap
             final long srcStride = (random.nextBoolean() ? 1 : -1) * (long) random.nextInt(3 * len);
