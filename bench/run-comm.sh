@@ -3,7 +3,9 @@
 # this machine, once with every stack over TCP and once on each stack's default path between processes of one
 # host (shared memory). Installs MPICH and Open MPI (apt-get) when missing. Prints two tables per rank count
 # with each stack's time and Pario's time divided by the best C stack's; over TCP also Pario's from direct
-# ByteBuffers (`pario bench comm --direct`) beside its figures from double[] arrays.
+# ByteBuffers (`pario bench comm --direct`) beside its figures from double[] arrays, and, where the machine has a
+# JDK 22 or newer (bin/find-jdk; the jar is then built by it), Pario's from double[] arrays on that JVM, where the
+# jar's classes for Java 22+ run. Pario's other runs use the java first on the PATH (17, the baseline).
 # Usage: bench/run-comm.sh [RANKS...]   (default: 2 4)
 # PARIO_BENCH_ROUNDS=R (default 1) runs every program R times, the stacks taking turns, and gives each cell the
 # median of its R times: on a shared virtual machine one run's large-message cells can be twice another's.
@@ -23,11 +25,14 @@ ranks=("${@:-2 4}")
 [ $# -eq 0 ] && ranks=(2 4)
 . "$root/bench/mpi-stacks.sh"
 tables_only=${PARIO_BENCH_TABLES_ONLY:-0}
+newer=$("$root/bin/find-jdk" 22 2>/dev/null || true)
+newer_version=""
+[ -n "$newer" ] && newer_version=$(sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$newer/release")
 if [ "$tables_only" != 1 ]; then
     install_mpi_stacks
     build_with_both "$root/bench/c/comm_bench.c" "$out/comm_bench"
     gcc -O2 -pthread -o "$out/placement" "$root/bench/c/placement.c"
-    (cd "$root" && mvn -B -q -DskipTests -pl cli -am package)
+    (cd "$root" && JAVA_HOME="${newer:-${JAVA_HOME:-}}" mvn -B -q -DskipTests -pl cli -am package)
 fi
 # A stack that polls with more ranks than cores can take minutes; each run is bounded and reported as cut.
 limit=${PARIO_BENCH_LIMIT:-300}
@@ -98,12 +103,14 @@ left_out() { # stacks...: the cells of each stack's medians that left runs out f
     done
     return 0
 }
-table() { # title mpich-file openmpi-file pario-file [pario-direct-file]
+table() { # title mpich-file openmpi-file pario-file [pario-direct-file [pario-newer-java-file]]
     echo
     echo "## $1 (times in us; MiB/s in parentheses; ratio columns: Pario / best C stack)"
     local direct=${5:-}
-    awk -v withDirect="${direct:+1}" '
-        { file = FILENAME == ARGV[1] ? 1 : FILENAME == ARGV[2] ? 2 : FILENAME == ARGV[3] ? 3 : 4 }
+    local newer_file=${6:-}
+    [ -n "$newer_file" ] && [ ! -s "$newer_file" ] && newer_file=""
+    awk -v withDirect="${direct:+1}" -v withNewer="${newer_file:+1}" -v newerName="Pario, Java $newer_version" '
+        { file = FILENAME == ARGV[1] ? 1 : FILENAME == ARGV[2] ? 2 : FILENAME == ARGV[3] ? 3 : FILENAME == ARGV[4] ? 4 : 5 }
         !/^(pingpong|barrier|bcast|allreduce|gather|alltoall) / { next }
         { key = $1 " " $2; keys[key] = 1; order[++count] = key; rows[file]++
           t[file, key] = $4; bw[file, key] = (NF >= 6 ? " (" $6 ")" : "") }
@@ -114,6 +121,7 @@ table() { # title mpich-file openmpi-file pario-file [pario-direct-file]
         END {
             printf "%-10s %10s %22s %22s %22s %8s", "operation", "bytes", "MPICH", "Open MPI", "Pario", "ratio"
             if (withDirect) printf " %22s %8s", "Pario, direct buffers", "ratio"
+            if (withNewer) printf " %22s %8s", newerName, "ratio"
             printf "\n"
             for (i = 1; i <= count; i++) {
                 key = order[i]; if (seen[key]++) continue
@@ -123,9 +131,10 @@ table() { # title mpich-file openmpi-file pario-file [pario-direct-file]
                 printf "%-10s %10s %22s %22s %22s %8s", k[1], k[2], cell(1, key), cell(2, key), cell(3, key),
                     ratio(3, key, best)
                 if (withDirect) printf " %22s %8s", cell(4, key), ratio(4, key, best)
+                if (withNewer) printf " %22s %8s", cell(5, key), ratio(5, key, best)
                 printf "\n"
             }
-        }' "$2" "$3" "$4" ${direct:+"$direct"}
+        }' "$2" "$3" "$4" ${direct:+"$direct"} ${newer_file:+"$newer_file"}
 }
 for n in "${ranks[@]}"; do
     for r in $(seq 1 "$rounds"); do
@@ -140,13 +149,18 @@ for n in "${ranks[@]}"; do
         # the same from direct ByteBuffers, which the kernel can read and write in place
         measure pario-direct java -Dpario.sharedMemory=false -jar "$root/cli/target/pario.jar" \
             bench comm -n "$n" --direct --windows
+        # from double[] arrays again, on the newer JVM
+        if [ -n "$newer" ]; then
+            measure pario-newer "$newer/bin/java" --enable-native-access=ALL-UNNAMED -Dpario.sharedMemory=false \
+                -jar "$root/cli/target/pario.jar" bench comm -n "$n" --windows
+        fi
         # on one host: each stack's default path between processes of one host (shared memory)
         measure mpich-local mpiexec.mpich -n "$n" "$out/comm_bench_mpich" "MPICH" windows
         measure openmpi-local mpirun.openmpi --allow-run-as-root --oversubscribe -n "$n" \
             "$out/comm_bench_openmpi" "Open MPI" windows
         measure pario-local java -jar "$root/cli/target/pario.jar" bench comm -n "$n" --windows
     done
-    for stack in mpich openmpi pario pario-direct mpich-local openmpi-local pario-local; do
+    for stack in mpich openmpi pario pario-direct pario-newer mpich-local openmpi-local pario-local; do
         if want "$stack"; then
             median_of "$out/$stack-$n.txt" $(for r in $(seq 1 "$rounds"); do echo "$out/$stack-$n.$r.txt"; done)
         else
@@ -155,8 +169,8 @@ for n in "${ranks[@]}"; do
         fi
     done
     table "$n ranks over TCP$([ "$rounds" -gt 1 ] && echo ", medians of $rounds runs")" "$out/mpich-$n.txt" \
-        "$out/openmpi-$n.txt" "$out/pario-$n.txt" "$out/pario-direct-$n.txt"
-    left_out mpich openmpi pario pario-direct
+        "$out/openmpi-$n.txt" "$out/pario-$n.txt" "$out/pario-direct-$n.txt" "$out/pario-newer-$n.txt"
+    left_out mpich openmpi pario pario-direct pario-newer
     table "$n ranks on one host, each stack's default path$([ "$rounds" -gt 1 ] && echo ", medians of $rounds runs")" \
         "$out/mpich-local-$n.txt" "$out/openmpi-local-$n.txt" "$out/pario-local-$n.txt"
     left_out mpich-local openmpi-local pario-local

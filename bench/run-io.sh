@@ -5,9 +5,11 @@
 # Each program (C and Java alike) first writes and reads an eighth of its data through the same view to a scratch
 # file, untimed, so that the timed phases measure a warm process, as a job's later checkpoints are: compiled code
 # for Pario, allocated buffers for all (PARIO_BENCH_WARMUP=0 measures the first, cold access instead).
-# Pario runs twice: with default hints (large reads and writes bypass the page cache: direct_read=automatic,
-# direct_write=automatic), and as "Pario-buffered" with direct_read=false and direct_write=false, everything through
-# the page cache as in the C stacks.
+# Pario runs twice on the Java found first on the PATH (17, the baseline): with default hints (large reads and writes
+# bypass the page cache: direct_read=automatic, direct_write=automatic), and as "Pario-buffered" with
+# direct_read=false and direct_write=false, everything through the page cache as in the C stacks; and once more
+# with default hints on the newest JDK 22+ of the machine (bin/find-jdk), as "Pario-javaN", where the jar's
+# classes for Java 22+ run (built by that JDK).
 # Installs MPICH and Open MPI (apt-get) when missing. Prints one table per rank count: MiB/s per stack, Pario's
 # ratio to the best C stack, and peak resident memory (largest rank / all ranks, MiB). Writes and reads of this
 # size on a virtual disk vary a lot from run to run, so the BLOCK patterns and the sequential limit run REPS
@@ -31,7 +33,12 @@ dir=${2:-$out}
 . "$root/bench/mpi-stacks.sh"
 install_mpi_stacks
 build_with_both "$root/bench/c/io_bench.c" "$out/io"
-(cd "$root" && mvn -B -q -DskipTests -pl cli -am package)
+newer=$("$root/bin/find-jdk" 22 2>/dev/null || true)
+newer_label=""
+if [ -n "$newer" ]; then
+    newer_label="Pario-java$(sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$newer/release")"
+fi
+(cd "$root" && JAVA_HOME="${newer:-${JAVA_HOME:-}}" mvn -B -q -DskipTests -pl cli -am package)
 limit=${PARIO_BENCH_LIMIT:-300}
 file="$dir/run-io.bin"
 results="$out/results.txt"
@@ -78,9 +85,13 @@ for n in ${PARIO_BENCH_RANKS:-4 2}; do
             --warmup "$warmup"
         run Pario-buffered java -jar "$root/cli/target/pario.jar" bench io -n "$n" --size "$edge" --pattern "$p" \
             --file "$file" --warmup "$warmup" --hint direct_write=false --hint direct_read=false
+        if [ -n "$newer" ]; then
+            run "$newer_label" "$newer/bin/java" --enable-native-access=ALL-UNNAMED -jar "$root/cli/target/pario.jar" \
+                bench io -n "$n" --size "$edge" --pattern "$p" --file "$file" --warmup "$warmup"
+        fi
     done
 done
-awk '
+awk -v newer="$newer_label" '
     function median(list,    v, n, i, j, t) {
         n = split(list, v, " ")
         for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
@@ -95,24 +106,26 @@ awk '
         seq = median(seqs)
         printf "sequential write+fsync of the same bytes: median %s MiB/s of%s\n", seq, seqs
         if (dseqs != "") printf "the same with O_DIRECT (no page cache): median %s MiB/s of%s\n", median(dseqs), dseqs
-        split("MPICH-ROMIO OpenMPI-OMPIO OpenMPI-ROMIO Pario Pario-buffered", stacks, " ")
+        nstacks = split("MPICH-ROMIO OpenMPI-OMPIO OpenMPI-ROMIO Pario Pario-buffered" (newer != "" ? " " newer : ""),
+            stacks, " ")
         printf "%-6s %-7s %5s", "phase", "pattern", "ranks"
-        for (s = 1; s <= 5; s++) printf " %14s", stacks[s]
-        printf " %12s %10s %12s %10s %s\n", "Pario/best", "Pario/seq", "buffer/best", "buffer/seq",
-            "  peak RSS MiB (max/sum): ROMIO, OMPIO, O-ROMIO, Pario, Pario-buffered"
+        for (s = 1; s <= nstacks; s++) printf " %14s", stacks[s]
+        printf " %12s %10s %12s %10s", "Pario/best", "Pario/seq", "buffer/best", "buffer/seq"
+        if (newer != "") printf " %12s %10s", "newer/best", "newer/seq"
+        printf "  peak RSS MiB (max/sum): ROMIO, OMPIO, O-ROMIO, Pario, Pario-buffered%s\n", (newer != "" ? ", " newer : "")
         for (i = 1; i <= count; i++) {
             key = order[i]; split(key, k, " ")
             best = 0
             for (s = 1; s <= 3; s++) if ((stacks[s], key) in mibs && mibs[stacks[s], key] + 0 > best) best = mibs[stacks[s], key] + 0
             printf "%-6s %-7s %5s", k[1], k[2], k[3]
-            for (s = 1; s <= 5; s++) printf " %14s", ((stacks[s], key) in mibs) ? mibs[stacks[s], key] : "cut"
-            for (s = 4; s <= 5; s++) {
+            for (s = 1; s <= nstacks; s++) printf " %14s", ((stacks[s], key) in mibs) ? mibs[stacks[s], key] : "cut"
+            for (s = 4; s <= nstacks; s++) {
                 p = ((stacks[s], key) in mibs) ? mibs[stacks[s], key] + 0 : 0
                 printf " %12s %10s", (best > 0 && p > 0) ? sprintf("%.2f", p / best) : "-",
                     (k[1] == "write" && seq > 0 && p > 0) ? sprintf("%.2f", p / seq) : "-"
             }
             printf "  "
-            for (s = 1; s <= 5; s++) printf " %s", ((stacks[s], key) in mem) ? mem[stacks[s], key] : "-"
+            for (s = 1; s <= nstacks; s++) printf " %s", ((stacks[s], key) in mem) ? mem[stacks[s], key] : "-"
             printf "\n"
         }
     }' "$results"
