@@ -12,11 +12,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * ranks: the header's JSON codec, the time format, the flight-recorder event, the checksum arithmetic. A JVM's first
  * checkpoint otherwise loads and first runs all of it inside the collective call (some 2,000 classes; most of a
  * second per rank when four JVMs start at once on two cores). Started when the first distributed array is made,
- * which is usually long before the first checkpoint; a checkpoint that comes sooner only shares the work.
+ * which is usually long before the first checkpoint. A checkpoint that comes sooner stops it at its next step: from
+ * then on the checkpoint loads and compiles what it needs itself, and the warm-up would only take CPU from it.
  */
 final class CheckpointWarmup {
     /** Once per JVM: warming is idempotent, and a second run would find everything loaded. */
     private static final AtomicBoolean STARTED = new AtomicBoolean();
+    /** Set once a checkpoint call has begun in this JVM; the warm-up then stops at its next step. */
+    private static volatile boolean checkpointBegun;
 
     private CheckpointWarmup() {
     }
@@ -32,8 +35,18 @@ final class CheckpointWarmup {
         t.start();
     }
 
+    /** Called as a checkpoint call begins a phase: from then on the call's own work comes first. */
+    static void giveWay() {
+        if (!checkpointBegun) {
+            checkpointBegun = true;
+        }
+    }
+
     private static void run(final DistributedArray<?> a) {
         try {
+            if (checkpointBegun) {
+                return;
+            }
             final long bytes = Math.multiplyExact(a.globalCount(), a.elementType().extent());
             final StoredArray stored = new StoredArray("warm-up", a.shape(), a.elementType(), a.order(),
                 List.of(a.dists()), a.grid(), Attributes.builder().put("units", "K").build(), 0, bytes,
@@ -46,12 +59,15 @@ final class CheckpointWarmup {
             final CheckpointHeader h = planned.withArrays(List.of(stored.placed(first)));
             final ByteBuffer encoded = HeaderCodec.encode(h);
             HeaderCodec.parse(HeaderCodec.json(h), encoded.remaining(), "warm-up");
+            if (checkpointBegun) {
+                return;
+            }
             final CheckpointPhaseEvent event = new CheckpointPhaseEvent();
             event.begin();
             event.end();
             // the arithmetic that joins in-flight checksums, until the compiler has taken it
             final ByteBuffer piece = ByteBuffer.allocate(64);
-            for (int i = 0; i < 20_000; i++) {
+            for (int i = 0; i < 20_000 && !checkpointBegun; i++) {
                 Crc32c.contribution(Crc32c.of(piece), piece.remaining(), i * 4096L);
             }
         } catch (RuntimeException | Error ignored) {

@@ -11,6 +11,7 @@ import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
+import java.util.HexFormat;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
@@ -49,6 +50,8 @@ final class HeaderCodec {
     /** The longest header this code reads: far more than any real one, and bounded memory for a damaged length. */
     static final long MAX_HEADER = 1L << 30;
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** A chunk's CRC-32C as eight lowercase hex digits, as the format writes it. */
+    private static final HexFormat CRC_HEX = HexFormat.of();
     /** Fixed width whatever the time, so the header's length is known before the time is. */
     private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'",
         Locale.ROOT).withZone(ZoneOffset.UTC);
@@ -84,7 +87,9 @@ final class HeaderCodec {
             o.put("bytes", a.bytes());
             final ArrayNode crcs = o.putArray("crc32c");
             for (final long c : a.crc32c()) {
-                crcs.add(String.format(Locale.ROOT, "%08x", c));
+                // not String.format: on Java 17 its parser is a regular expression, and a header's thousand
+                // formats had the compiler spend seconds on the regex engine inside a JVM's first checkpoint
+                crcs.add(CRC_HEX.toHexDigits((int) c));
             }
         }
         return root.toString();

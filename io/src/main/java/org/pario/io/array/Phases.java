@@ -25,6 +25,7 @@ final class Phases {
     }
 
     void begin(final CheckpointListener.Phase p, final long bytes) {
+        CheckpointWarmup.giveWay();
         phase = p;
         total = bytes;
         event = new CheckpointPhaseEvent();
