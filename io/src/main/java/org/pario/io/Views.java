@@ -76,6 +76,14 @@ final class Views {
                 }
             }
             previousEnd = Math.max(previousEnd, c.offset() + c.length());
+            // a regular stretch of runs that each start at or after the previous one's end is increasing and
+            // apart by construction: one step for all of it (a CYCLIC(1) filetype is millions of such runs)
+            final long stretch = c.repeats();
+            if (stretch > 0 && c.repeatStride() >= c.length()) {
+                c.skipRepeats(stretch);
+                runs += stretch;
+                previousEnd = c.offset() + c.length();
+            }
         }
         final boolean tilesOverlap = first != Long.MIN_VALUE && previousEnd > first + v.filetype().extent();
         if (writable && tilesOverlap) {

@@ -236,6 +236,46 @@ class ParallelFileTest {
         });
     }
 
+    /**
+     * Filetypes of many equal runs at one stride (checked a stretch at a time): apart and increasing is accepted
+     * and written where it says, overlapping or decreasing runs are refused, read-only overlapping views are read.
+     */
+    @Test
+    void regularStretchesOfRunsAreCheckedLikeSingleRuns() throws Exception {
+        final Path file = dir.resolve("stretches.bin");
+        LocalCluster.run(2, comm -> {
+            try (ParallelFile f = ParallelFile.open(comm, file.toString(), CREATE_RW)) {
+                f.setView(comm.rank() * 4L, Datatype.INT, Datatype.vector(1000, 1, 2, Datatype.INT),
+                    DataRepresentation.NATIVE);
+                final int[] mine = new int[1000];
+                java.util.Arrays.fill(mine, comm.rank() + 1);
+                f.writeAll(mine, 1000, Datatype.INT);
+                final String overlap = assertThrows(ParioException.class, () -> f.setView(0, Datatype.INT,
+                    Datatype.hvector(1000, 2, 4, Datatype.INT), DataRepresentation.NATIVE)).getMessage();
+                assertTrue(overlap.contains("overlap at byte 4"), overlap);
+                final String decrease = assertThrows(ParioException.class, () -> f.setView(0, Datatype.INT,
+                    Datatype.hindexed(new long[] {1}, new long[] {8000}, Datatype.hvector(1000, 1, -8, Datatype.INT)),
+                    DataRepresentation.NATIVE)).getMessage();
+                assertTrue(decrease.contains("decrease at byte 7992"), decrease);
+            }
+        });
+        final ByteBuffer bytes = ByteBuffer.wrap(Files.readAllBytes(file)).order(ByteOrder.nativeOrder());
+        assertEquals(8000, bytes.capacity());
+        for (int i = 0; i < 2000; i++) {
+            assertEquals(i % 2 + 1, bytes.getInt(i * 4), "int " + i);
+        }
+        LocalCluster.run(2, comm -> {
+            try (ParallelFile f = ParallelFile.open(comm, file.toString(), EnumSet.of(Mode.RDONLY))) {
+                f.setView(0, Datatype.INT, Datatype.hvector(999, 2, 4, Datatype.INT), DataRepresentation.NATIVE);
+                final int[] got = new int[1998];
+                f.readAll(got, 1998, Datatype.INT);
+                for (int i = 0; i < 1998; i++) {
+                    assertEquals((i / 2 + i % 2) % 2 + 1, got[i], "read-only overlapping view, int " + i);
+                }
+            }
+        });
+    }
+
     @Test
     void openErrorsAreAgreedAndModesAreHonoured() throws Exception {
         final Path exists = dir.resolve("exists.bin");
