@@ -6,9 +6,9 @@ import java.util.Arrays;
 import java.util.function.BooleanSupplier;
 
 /**
- * Runs an aggregator's part of a two-phase write and read through a view on the calling thread, in memory only: a
- * rank's stream is placed piece by piece into a window as its file bytes lie, the holes are found, and the window
- * is copied back out. Nothing is sent and no file is touched.
+ * Runs the planning and an aggregator's part of a two-phase write and read through a view on the calling thread, in
+ * memory only: each piece of a rank's stream is found from its window's file bounds, placed into the window as its
+ * file bytes lie, the holes are found, and the window is copied back out. Nothing is sent and no file is touched.
  *
  * <p>What for: the first collective call of a JVM otherwise runs these loops interpreted until the compiler has
  * taken them, and compiles them while every rank of the host does the same on the same cores. For a CYCLIC(1)
@@ -57,6 +57,11 @@ public final class DataPathWarmup {
             final long span = TwoPhasePlan.fileOffsetOf(at0, s1 - 1) + 1 - ws;
             if (span > WINDOW_BYTES) {
                 continue;
+            }
+            // every rank finds its piece of each window by seeking through its view, as RoundContext.piece does
+            if (TwoPhasePlan.streamAt(at0, 0, total, ws) != s0 || TwoPhasePlan.streamAt(at0, s0, total, ws + span)
+                != s1) {
+                throw new IllegalStateException("a piece of the view is not where its file bytes are");
             }
             Arrays.fill(covered, 0, (int) ((span + 63) >>> 6), 0L);
             Placement.place(at0, s0, s1, data, 0, window, ws, true, covered);

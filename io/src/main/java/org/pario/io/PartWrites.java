@@ -73,10 +73,10 @@ final class PartWrites {
                         long last = Long.MIN_VALUE;
                         for (int r = 0; r < n; r++) {
                             if (data[r] != null) {
-                                Placement.place(c.views()[r], pieces[r][0], pieces[r][1], data[r], 0, window, ws, true,
+                                Placement.place(c.view(r), pieces[r][0], pieces[r][1], data[r], 0, window, ws, true,
                                     null);
-                                first = Math.min(first, TwoPhasePlan.fileOffsetOf(c.views()[r], pieces[r][0]));
-                                last = Math.max(last, TwoPhasePlan.fileOffsetOf(c.views()[r], pieces[r][1] - 1) + 1);
+                                first = Math.min(first, TwoPhasePlan.fileOffsetOf(c.view(r), pieces[r][0]));
+                                last = Math.max(last, TwoPhasePlan.fileOffsetOf(c.view(r), pieces[r][1] - 1) + 1);
                             }
                         }
                         writeFrom = first;

@@ -39,8 +39,9 @@ final class ReadRounds {
         // stream bytes at or past the end of the file are not read, on any rank
         final long[] limits = new long[n];
         for (int r = 0; r < n; r++) {
-            limits[r] = plan.ends[r] > plan.starts[r]
-                ? TwoPhasePlan.streamAt(c.views()[r], plan.starts[r], plan.ends[r], fileSize) : 0;
+            // a rank whose last byte lies inside the file reads all of its stream: no seeking through its view
+            limits[r] = plan.ends[r] <= plan.starts[r] ? 0 : plan.his[r] <= fileSize ? plan.ends[r]
+                : TwoPhasePlan.streamAt(c.view(r), plan.starts[r], plan.ends[r], fileSize);
         }
         final CompletableFuture<?>[] pending = new CompletableFuture<?>[2];
         try {
@@ -82,7 +83,7 @@ final class ReadRounds {
                         if (len > 0) {
                             final byte[] out = r == me ? own : c.buffers().outgoing(len);
                             if (failure == null) {
-                                Placement.place(c.views()[r], p[0], p[1], out, 0, window, ws, false, null);
+                                Placement.place(c.view(r), p[0], p[1], out, 0, window, ws, false, null);
                             }
                             if (r != me) {
                                 c.comm().send(out, len, Datatype.BYTE, r, TwoPhase.TAG_READ);
@@ -119,8 +120,8 @@ final class ReadRounds {
         long last = Long.MIN_VALUE;
         for (int r = 0; r < pieces.length; r++) {
             if (pieces[r][1] > pieces[r][0]) {
-                first = Math.min(first, TwoPhasePlan.fileOffsetOf(c.views()[r], pieces[r][0]));
-                last = Math.max(last, TwoPhasePlan.fileOffsetOf(c.views()[r], pieces[r][1] - 1) + 1);
+                first = Math.min(first, TwoPhasePlan.fileOffsetOf(c.view(r), pieces[r][0]));
+                last = Math.max(last, TwoPhasePlan.fileOffsetOf(c.view(r), pieces[r][1] - 1) + 1);
             }
         }
         return first == Long.MAX_VALUE ? null : new long[] {first, last};

@@ -48,7 +48,7 @@ final class TwoPhase {
     private final int myAggregatorIndex;
     private Hints hints;
     /** Every rank's view, by rank. */
-    private FileView[] views;
+    private RankViews views;
     /** Whether each rank's view maps its stream to strictly increasing, non-overlapping file bytes. */
     private boolean[] monotone;
     private final RoundBuffers roundBuffers;
@@ -79,8 +79,7 @@ final class TwoPhase {
         inEffect.put("pario_cb_aggregators", list.toString());
         this.hints = hints.with(inEffect);
         final int n = comm.size();
-        this.views = new FileView[n];
-        Arrays.fill(views, FileView.DEFAULT);
+        this.views = RankViews.defaults(n);
         this.monotone = new boolean[n];
         Arrays.fill(monotone, true);
     }
@@ -90,33 +89,44 @@ final class TwoPhase {
         return hints;
     }
 
-    /** Collective: learns every rank's view. */
+    /**
+     * Collective: learns every rank's view, as text, and checks what every call needs to agree on: the same etype
+     * extent and datarep everywhere (an etype is parsed once per distinct text). The filetypes are parsed when a call
+     * first needs them ({@link RankViews}).
+     */
     void setViews(final FileView mine, final boolean mineMonotone) {
-        final String text = mine.disp() + "\n" + mine.etype() + "\n" + mine.filetype() + "\n" + mine.datarep().mpiName()
-            + "\n" + mineMonotone;
-        final List<String> all = Aggregators.allgatherStrings(comm, text);
-        final FileView[] v = new FileView[all.size()];
+        final List<String> all = Aggregators.allgatherStrings(comm, viewText(mine, mineMonotone));
         final boolean[] m = new boolean[all.size()];
-        for (int r = 0; r < v.length; r++) {
-            if (r == comm.rank()) {
-                v[r] = mine;
-                m[r] = mineMonotone;
-                continue;
-            }
-            final String[] parts = all.get(r).split("\n");
-            v[r] = new FileView(Long.parseLong(parts[0]), Datatype.parse(parts[1]), Datatype.parse(parts[2]),
-                DataRepresentation.of(parts[3]));
-            m[r] = Boolean.parseBoolean(parts[4]);
-        }
-        for (int r = 1; r < v.length; r++) {
-            if (v[r].etype().extent() != v[0].etype().extent() || v[r].datarep() != v[0].datarep()) {
+        final java.util.Map<String, Long> extents = new java.util.HashMap<>();
+        extents.put(mine.etype().toString(), mine.etype().extent());
+        final String[] first = all.get(0).split("\n");
+        final long extent0 = extents.computeIfAbsent(first[1], e -> Datatype.parse(e).extent());
+        final DataRepresentation rep0 = DataRepresentation.of(first[3]);
+        for (int r = 0; r < m.length; r++) {
+            final String[] lines = all.get(r).split("\n");
+            m[r] = Boolean.parseBoolean(lines[4]);
+            final long extent = extents.computeIfAbsent(lines[1], e -> Datatype.parse(e).extent());
+            final DataRepresentation rep = DataRepresentation.of(lines[3]);
+            if (extent != extent0 || rep != rep0) {
                 throw new ParioException(ErrorCategory.ARGUMENT, "setView: every rank must use the same datarep and "
-                    + "etype extent; rank " + r + " has extent " + v[r].etype().extent() + " and " + v[r].datarep()
-                    + ", rank 0 " + v[0].etype().extent() + " and " + v[0].datarep(), null, true);
+                    + "etype extent; rank " + r + " has extent " + extent + " and " + rep + ", rank 0 " + extent0
+                    + " and " + rep0, null, true);
             }
         }
-        views = v;
+        m[comm.rank()] = mineMonotone;
+        views = RankViews.of(all, comm.rank(), mine);
         monotone = m;
+    }
+
+    /** @return how a rank tells the others its view and whether it is monotone (one line each) */
+    static String viewText(final FileView v, final boolean monotone) {
+        return v.disp() + "\n" + v.etype() + "\n" + v.filetype() + "\n" + v.datarep().mpiName() + "\n" + monotone;
+    }
+
+    /** @return the view of {@link #viewText}'s lines */
+    static FileView viewOf(final String[] lines) {
+        return new FileView(Long.parseLong(lines[0]), Datatype.parse(lines[1]), Datatype.parse(lines[2]),
+            DataRepresentation.of(lines[3]));
     }
 
     void close() {
@@ -213,6 +223,8 @@ final class TwoPhase {
         comm.allgather(new long[] {start, end, lo, hi, meanRun}, 5, Datatype.LONG, all, 5, Datatype.LONG);
         final long[] starts = new long[n];
         final long[] ends = new long[n];
+        final long[] los = new long[n];
+        final long[] his = new long[n];
         long min = Long.MAX_VALUE;
         long max = Long.MIN_VALUE;
         final List<long[]> ranges = new ArrayList<>();
@@ -221,6 +233,8 @@ final class TwoPhase {
         for (int r = 0; r < n; r++) {
             starts[r] = all[5 * r];
             ends[r] = all[5 * r + 1];
+            los[r] = all[5 * r + 2];
+            his[r] = all[5 * r + 3];
             if (ends[r] > starts[r]) {
                 min = Math.min(min, all[5 * r + 2]);
                 max = Math.max(max, all[5 * r + 3]);
@@ -254,7 +268,7 @@ final class TwoPhase {
             }
             from = fileEnd;
         }
-        final TwoPhasePlan plan = new TwoPhasePlan(starts, ends, domains(from, max, parts),
+        final TwoPhasePlan plan = new TwoPhasePlan(starts, ends, los, his, domains(from, max, parts),
             hints.number("cb_buffer_size"));
         writing = write;
         roundEvent = beginRound();
@@ -286,39 +300,8 @@ final class TwoPhase {
 
     /** Splits {@code [min, max)} evenly among the aggregators, boundaries aligned to the stripe or block size. */
     private long[] domains(final long min, final long max, final boolean blockAligned) {
-        final int k = aggregators.length;
         final long striping = hints.number("striping_unit");
         final long align = blockAligned || striping <= 0 ? storage.preferredBlockSize() : striping;
-        final long each = (max - min + k - 1) / k;
-        final long[] bounds = new long[k + 1];
-        bounds[0] = min;
-        for (int i = 1; i < k; i++) {
-            long b = min + i * each;
-            if (blockAligned) {
-                // parts of an append-only store meet at block boundaries, so the joined file has whole blocks
-                b = (b + align - 1) / align * align;
-            } else if (align > 1 && each >= align) {
-                b = (b + align / 2) / align * align;
-            }
-            bounds[i] = Math.max(bounds[i - 1], Math.min(max, b));
-        }
-        bounds[k] = max;
-        return bounds;
+        return TwoPhasePlan.domains(min, max, aggregators.length, align, blockAligned);
     }
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 }

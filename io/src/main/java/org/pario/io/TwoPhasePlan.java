@@ -12,14 +12,20 @@ import org.pario.datatypes.Cursor;
 final class TwoPhasePlan {
     final long[] starts;
     final long[] ends;
+    /** Each rank's file range {@code [los[r], his[r])}: its stream's first and last file byte (views are monotone). */
+    final long[] los;
+    final long[] his;
     /** File domain boundaries: aggregator i owns {@code [bounds[i], bounds[i + 1])}. */
     final long[] bounds;
     final long windowBytes;
     final long rounds;
 
-    TwoPhasePlan(final long[] starts, final long[] ends, final long[] bounds, final long windowBytes) {
+    TwoPhasePlan(final long[] starts, final long[] ends, final long[] los, final long[] his, final long[] bounds,
+                 final long windowBytes) {
         this.starts = starts;
         this.ends = ends;
+        this.los = los;
+        this.his = his;
         this.bounds = bounds;
         this.windowBytes = windowBytes;
         long r = 0;
@@ -27,6 +33,32 @@ final class TwoPhasePlan {
             r = Math.max(r, (bounds[i + 1] - bounds[i] + windowBytes - 1) / windowBytes);
         }
         this.rounds = r;
+    }
+
+    /**
+     * Splits {@code [min, max)} evenly among {@code k} aggregators.
+     *
+     * @param align        what boundaries are rounded to (the stripe or block size), 1 for none
+     * @param blockAligned boundaries rounded up to whole blocks, as the parts of an append-only store must meet;
+     *                     otherwise to the nearest multiple, and only where a domain holds a whole one
+     * @return the k + 1 boundaries: aggregator i owns {@code [bounds[i], bounds[i + 1])}
+     */
+    static long[] domains(final long min, final long max, final int k, final long align, final boolean blockAligned) {
+        final long each = (max - min + k - 1) / k;
+        final long[] bounds = new long[k + 1];
+        bounds[0] = min;
+        for (int i = 1; i < k; i++) {
+            long b = min + i * each;
+            if (blockAligned) {
+                // parts of an append-only store meet at block boundaries, so the joined file has whole blocks
+                b = (b + align - 1) / align * align;
+            } else if (align > 1 && each >= align) {
+                b = (b + align / 2) / align * align;
+            }
+            bounds[i] = Math.max(bounds[i - 1], Math.min(max, b));
+        }
+        bounds[k] = max;
+        return bounds;
     }
 
     long windowStart(final int aggregator, final long round) {

@@ -79,7 +79,7 @@ final class WriteRounds {
                                 continue;
                             }
                             failure = now.await(r, failure);
-                            final FileView view = c.views()[r];
+                            final FileView view = c.view(r);
                             final long s0 = now.pieces[r][0];
                             final long s1 = now.pieces[r][1];
                             final long sm = split > 0 ? TwoPhasePlan.streamAt(view, s0, s1, ws + split) : s1;
