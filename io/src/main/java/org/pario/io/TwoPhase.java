@@ -95,7 +95,24 @@ final class TwoPhase {
      * first needs them ({@link RankViews}).
      */
     void setViews(final FileView mine, final boolean mineMonotone) {
-        final List<String> all = Aggregators.allgatherStrings(comm, viewText(mine, mineMonotone));
+        // each rank reads its own text back before sending it, so that no other rank can fail to parse it later,
+        // inside a call and alone; a text that does not read back fails setView on every rank instead
+        String text = viewText(mine, mineMonotone);
+        try {
+            final FileView back = viewOf(text.split("\n"));
+            if (!back.equals(mine)) {
+                throw new IllegalStateException("it reads back as " + back);
+            }
+        } catch (RuntimeException e) {
+            text = UNREADABLE + e.getMessage();
+        }
+        final List<String> all = Aggregators.allgatherStrings(comm, text);
+        for (int r = 0; r < all.size(); r++) {
+            if (all.get(r).startsWith(UNREADABLE)) {
+                throw new ParioException(ErrorCategory.ARGUMENT, "setView: rank " + r + "'s view cannot be sent to "
+                    + "the other ranks as text: " + all.get(r).substring(UNREADABLE.length()), null, true);
+            }
+        }
         final boolean[] m = new boolean[all.size()];
         final java.util.Map<String, Long> extents = new java.util.HashMap<>();
         extents.put(mine.etype().toString(), mine.etype().extent());
@@ -117,6 +134,9 @@ final class TwoPhase {
         views = RankViews.of(all, comm.rank(), mine);
         monotone = m;
     }
+
+    /** Leads a rank's text in place of its view when the view does not read back from its text. */
+    private static final String UNREADABLE = "\u0000";
 
     /** @return how a rank tells the others its view and whether it is monotone (one line each) */
     static String viewText(final FileView v, final boolean monotone) {
