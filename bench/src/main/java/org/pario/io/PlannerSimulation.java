@@ -13,8 +13,8 @@ import org.pario.datatypes.Order;
 /**
  * The two-phase planner alone, for many simulated ranks, in one JVM: no data moves and nothing is sent. For each
  * rank count it does what one rank of a collective write of a distributed array does before and between its data
- * moves, with the io module's own code: learning every rank's view from the texts the ranks exchange
- * ({@link TwoPhase#viewText}, {@link TwoPhase#viewOf}), each rank's stream and file range, the aggregators' file
+ * moves, with the io module's own code: learning every rank's view from the one text the ranks agree on
+ * ({@link TwoPhase#darrayTemplate}, {@link RankViews}), each rank's stream and file range, the aggregators' file
  * domains ({@link TwoPhasePlan#domains}) and rounds, and per round the pieces an aggregator receives and a rank sends
  * ({@link RoundContext#piece}). It prints per rank count the time and memory one rank spends on each, the messages
  * and bytes per aggregator and round, and the metadata ROMIO's two-phase algorithm would exchange for the same call
@@ -87,7 +87,7 @@ public final class PlannerSimulation {
      * @param aggregators         aggregators
      * @param rounds              rounds of the call
      * @param viewsMs             a rank's time to take in the others' views at setView
-     * @param viewsBytes          a rank's memory for the views: their texts and those its calls parsed
+     * @param viewsBytes          a rank's memory for the views: those its calls parsed
      * @param planMs              a rank's time to plan a call (its own range, the domains)
      * @param sendingMs           a rank's time to find its pieces, every round of a call
      * @param messagesSent        a rank's messages in a call
@@ -108,12 +108,10 @@ public final class PlannerSimulation {
 
     static Result simulate(final boolean cyclic, final int ranks) {
         // what the ranks send each other at setView: one text each, which every rank keeps
-        final long heapEmpty = usedHeap();
-        final List<String> texts = new ArrayList<>(ranks);
+        List<String> texts = new ArrayList<>(ranks);
         for (int r = 0; r < ranks; r++) {
             texts.add(TwoPhase.viewText(view(cyclic, ranks, r), true));
         }
-        final long textBytes = usedHeap() - heapEmpty;
         // the allgather's results: every rank's stream and file range (each rank computes its own)
         final long[] starts = new long[ranks];
         final long[] ends = new long[ranks];
@@ -133,10 +131,14 @@ public final class PlannerSimulation {
             min = Math.min(min, los[r]);
             max = Math.max(max, his[r]);
         }
-        // one rank learns the views as TwoPhase.setViews does: kept as text, each parsed when a call first needs it
+        // one rank learns the views as TwoPhase.setViews does: every rank's view is a darray of itself, so the ranks
+        // agree on one text, and a view is parsed when a call first needs it
+        final FileView mine = view(cyclic, ranks, 0);
+        texts = null;
         final long heapTexts = usedHeap();
         long t = System.nanoTime();
-        final RankViews views = RankViews.of(texts, 0, view(cyclic, ranks, 0));
+        final String[] template = TwoPhase.darrayTemplate(mine, true, ranks, 0);
+        final RankViews views = RankViews.ofTemplate(template[0], template[1], ranks, 0, mine);
         final double viewsMs = (System.nanoTime() - t) / 1e6;
         t = System.nanoTime();
         final int k = Math.max(1, ranks / RANKS_PER_HOST);
@@ -189,9 +191,9 @@ public final class PlannerSimulation {
             rankMs = Math.max(rankMs, (System.nanoTime() - t) / 1e6);
             rankMessages = Math.max(rankMessages, messages);
         }
-        // a rank's memory for the views: the texts, and the views its calls parsed (the sampled ranks' and
-        // aggregators' together: an upper bound for any one of them)
-        final long viewsBytes = textBytes + usedHeap() - heapTexts;
+        // a rank's memory for the views: those its calls parsed (the sampled ranks' and aggregators' together: an
+        // upper bound for any one of them)
+        final long viewsBytes = usedHeap() - heapTexts;
         if (views.size() != ranks) {
             throw new IllegalStateException("views of " + views.size() + " ranks");
         }

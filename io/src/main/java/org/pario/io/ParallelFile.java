@@ -624,4 +624,8 @@ public final class ParallelFile implements AutoCloseable {
         }
     }
 
+    /** @return whether the ranks' views of this file came from one text (every rank a darray of itself), for tests */
+    boolean viewsFromOneText() {
+        return twoPhase != null && twoPhase.viewsFromOneText();
+    }
 }

@@ -10,7 +10,9 @@ import java.util.concurrent.Executors;
 import org.pario.ErrorCategory;
 import org.pario.ParioException;
 import org.pario.comm.Communicator;
+import org.pario.comm.Op;
 import org.pario.datatypes.BufferTypes;
+import org.pario.datatypes.Combiner;
 import org.pario.datatypes.DataRepresentation;
 import org.pario.datatypes.Datatype;
 import org.pario.datatypes.Memory;
@@ -49,6 +51,8 @@ final class TwoPhase {
     private Hints hints;
     /** Every rank's view, by rank. */
     private RankViews views;
+    /** Leads a rank's text in place of its view when the view does not read back from its text. */
+    private static final String UNREADABLE = "\u0000";
     /** Whether each rank's view maps its stream to strictly increasing, non-overlapping file bytes. */
     private boolean[] monotone;
     private final RoundBuffers roundBuffers;
@@ -91,8 +95,9 @@ final class TwoPhase {
 
     /**
      * Collective: learns every rank's view, as text, and checks what every call needs to agree on: the same etype
-     * extent and datarep everywhere (an etype is parsed once per distinct text). The filetypes are parsed when a call
-     * first needs them ({@link RankViews}).
+     * extent and datarep everywhere (an etype is parsed once per distinct text). Where every rank's view is a darray
+     * of that rank, the same but for the rank (a distributed array's), the ranks agree on one text instead of
+     * sending each their own. The filetypes are parsed when a call first needs them ({@link RankViews}).
      */
     void setViews(final FileView mine, final boolean mineMonotone) {
         // each rank reads its own text back before sending it, so that no other rank can fail to parse it later,
@@ -105,6 +110,19 @@ final class TwoPhase {
             }
         } catch (RuntimeException e) {
             text = UNREADABLE + e.getMessage();
+        }
+        // the usual checkpoint view: a darray of this rank of the communicator, the same expression on every rank
+        // but for the rank; then one text serves for all, instead of every rank's text to every rank
+        final String[] template = text.startsWith(UNREADABLE) ? null
+            : darrayTemplate(mine, mineMonotone, comm.size(), comm.rank());
+        final String joined = template == null ? "" : template[0] + UNREADABLE + template[1];
+        final String rootTemplate = Aggregators.bcastString(comm, joined, 0);
+        if (comm.allreduce(template != null && joined.equals(rootTemplate) ? 1 : 0, Op.MIN) == 1) {
+            final boolean[] m = new boolean[comm.size()];
+            Arrays.fill(m, mineMonotone);
+            views = RankViews.ofTemplate(template[0], template[1], comm.size(), comm.rank(), mine);
+            monotone = m;
+            return;
         }
         final List<String> all = Aggregators.allgatherStrings(comm, text);
         for (int r = 0; r < all.size(); r++) {
@@ -135,8 +153,28 @@ final class TwoPhase {
         monotone = m;
     }
 
-    /** Leads a rank's text in place of its view when the view does not read back from its text. */
-    private static final String UNREADABLE = "\u0000";
+    /**
+     * @return rank r's text is {@code [0] + r + [1]} when the view is a darray of {@code size} ranks whose rank is
+     *     {@code rank}, this rank's in the file's communicator: the parts before and after the rank; otherwise null
+     */
+    static String[] darrayTemplate(final FileView v, final boolean monotone, final int size, final int rank) {
+        if (v.filetype().combiner() != Combiner.DARRAY) {
+            return null;
+        }
+        final String type = v.filetype().toString();
+        final String head = "darray(" + size + ", " + rank + ", ";
+        if (!type.startsWith(head)) {
+            return null;
+        }
+        final String before = v.disp() + "\n" + v.etype() + "\n" + "darray(" + size + ", ";
+        final String after = type.substring(head.length() - 2) + "\n" + v.datarep().mpiName() + "\n" + monotone;
+        return (before + rank + after).equals(viewText(v, monotone)) ? new String[] {before, after} : null;
+    }
+
+    /** @return whether the last setView took every rank's view from one text ({@link RankViews#ofTemplate}) */
+    boolean viewsFromOneText() {
+        return views.fromTemplate();
+    }
 
     /** @return how a rank tells the others its view and whether it is monotone (one line each) */
     static String viewText(final FileView v, final boolean monotone) {

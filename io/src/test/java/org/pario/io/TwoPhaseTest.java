@@ -198,6 +198,46 @@ class TwoPhaseTest {
         }
     }
 
+    /**
+     * Ranks whose views are one darray but for the rank send one text for all; views that only look so (a darray
+     * of another rank than the caller's, another displacement on one rank) are sent rank by rank. Each writes and
+     * reads where its own view says.
+     */
+    @Test
+    void darrayViewsOfEveryRankAndLookalikesLandWhereTheirViewsSay() throws Exception {
+        final int ranks = 3;
+        final long n = 3 * 40_000;
+        for (final String variant : new String[] {"same", "shifted-rank", "one-displaced"}) {
+            final Path file = dir.resolve(variant + ".bin");
+            LocalCluster.run(ranks, comm -> {
+                final int r = comm.rank();
+                final int darrayRank = variant.equals("shifted-rank") ? (r + 1) % ranks : r;
+                final long disp = variant.equals("one-displaced") && r == 2 ? 8L * n : 0;
+                try (ParallelFile f = ParallelFile.open(comm, file.toString(), CREATE_RW,
+                    Hints.of(Map.of("romio_cb_write", "enable", "romio_cb_read", "enable", "cb_buffer_size",
+                        "65536")))) {
+                    f.setView(disp, Datatype.DOUBLE, cyclic(ranks, darrayRank, n), DataRepresentation.NATIVE);
+                    assertEquals(variant.equals("same"), f.viewsFromOneText(), variant);
+                    final double[] mine = new double[(int) (n / ranks)];
+                    Arrays.setAll(mine, k -> (double) (k * ranks + darrayRank) + (disp > 0 ? 0.5 : 0));
+                    f.writeAll(mine, mine.length, Datatype.DOUBLE);
+                    final double[] back = new double[mine.length];
+                    f.seek(0);
+                    f.readAll(back, back.length, Datatype.DOUBLE);
+                    assertArrayEquals(mine, back, variant + ", rank " + r);
+                }
+            });
+            final ByteBuffer b = ByteBuffer.wrap(Files.readAllBytes(file)).order(ByteOrder.LITTLE_ENDIAN);
+            for (int i = 0; i < n; i++) {
+                final boolean displaced = variant.equals("one-displaced") && i % ranks == 2;
+                assertEquals(displaced ? 0 : i, b.getDouble(8 * i), 0.0, variant + ": double " + i);
+                if (displaced) {
+                    assertEquals(i + 0.5, b.getDouble((int) (8 * (n + i))), 0.0, variant + ": displaced double " + i);
+                }
+            }
+        }
+    }
+
     @Test
     void overlappingCollectiveWritesHaveADeterministicWinner() throws Exception {
         final Path file = dir.resolve("overlap.bin");
