@@ -13,9 +13,8 @@ import java.util.function.BooleanSupplier;
  * <p>What for: the first collective call of a JVM otherwise runs these loops interpreted until the compiler has
  * taken them, and compiles them while every rank of the host does the same on the same cores; for a CYCLIC(1)
  * darray, millions of 8-byte runs a rank, they are hot from the first window on. Run on a background thread while
- * the application computes, the same loops are compiled by then (a first CYCLIC(1) checkpoint 5 s after start
- * went from 3.2-3.6 s to 2.6-3.0 s; the rest of its extra time is the exchange's code compiled for the first time,
- * docs/benchmarks.md).
+ * the application computes, the same loops are compiled by then. What a first call still pays (the exchange's code
+ * compiled for the first time) is measured in docs/benchmarks.md, "Checkpoints".
  */
 public final class DataPathWarmup {
     /** The most file bytes one warm-up window spans. */

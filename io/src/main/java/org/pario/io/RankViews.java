@@ -5,10 +5,11 @@ import java.util.List;
 
 /**
  * Every rank's view of a file, as the ranks told each other at {@code setView} (each its own text, or one text for
- * all where every view is a darray of its rank), each parsed into a type the first time a call needs it. An aggregator needs the views of the ranks whose bytes fall in its windows, and a rank only
- * its own, so with many ranks most views are never parsed: a parsed darray view holds about 2 KB, its text a tenth
- * of that (at 65,536 ranks 122 MiB a rank parsed eagerly, docs/benchmarks.md "The two-phase planner at scale").
- * Parsing is idempotent and views are immutable, so a view parsed on two threads at once is only parsed twice.
+ * all where every view is a darray of its rank), each parsed into a type the first time a call needs it. An
+ * aggregator needs the views of the ranks whose bytes fall in its windows, and a rank only its own, so with many
+ * ranks most views are never parsed: a parsed darray view holds about ten times its text
+ * (docs/benchmarks.md, "The two-phase planner at scale"). Parsing is idempotent and views are immutable, so a view
+ * parsed on two threads at once is only parsed twice.
  */
 final class RankViews {
     /** Each rank's text ({@link TwoPhase#viewText}), or null: the view known already, or all from the template. */
