@@ -1,6 +1,6 @@
 # Sourced by the benchmark scripts that run C programs beside Pario: installs MPICH and Open MPI with their
 # headers when missing (bin/test installs only what the tests run, so the compiler wrappers can be there without
-# them) and builds a C program against each stack.
+# them), builds a C program against each stack, and finds the JDK 22+ that Pario also runs on.
 
 # Installs MPICH and Open MPI (apt-get, through sudo when not root) unless both are there with their headers.
 install_mpi_stacks() {
@@ -17,4 +17,14 @@ install_mpi_stacks() {
 build_with_both() {
     mpicc.mpich -O2 -o "$2_mpich" "$1"
     mpicc.openmpi -O2 -o "$2_openmpi" "$1"
+}
+
+# find_newer_jdk: sets newer to the home of the newest JDK 22+ of the machine (bin/find-jdk), empty when there is
+# none, and newer_version to its feature release (empty likewise).
+find_newer_jdk() {
+    newer=$("$(dirname "${BASH_SOURCE[0]}")/../bin/find-jdk" 22 2>/dev/null || true)
+    newer_version=""
+    if [ -n "$newer" ]; then
+        newer_version=$(sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$newer/release")
+    fi
 }

@@ -25,9 +25,7 @@ ranks=("${@:-2 4}")
 [ $# -eq 0 ] && ranks=(2 4)
 . "$root/bench/mpi-stacks.sh"
 tables_only=${PARIO_BENCH_TABLES_ONLY:-0}
-newer=$("$root/bin/find-jdk" 22 2>/dev/null || true)
-newer_version=""
-[ -n "$newer" ] && newer_version=$(sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$newer/release")
+find_newer_jdk
 if [ "$tables_only" != 1 ]; then
     install_mpi_stacks
     build_with_both "$root/bench/c/comm_bench.c" "$out/comm_bench"

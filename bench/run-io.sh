@@ -33,11 +33,8 @@ dir=${2:-$out}
 . "$root/bench/mpi-stacks.sh"
 install_mpi_stacks
 build_with_both "$root/bench/c/io_bench.c" "$out/io"
-newer=$("$root/bin/find-jdk" 22 2>/dev/null || true)
-newer_label=""
-if [ -n "$newer" ]; then
-    newer_label="Pario-java$(sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$newer/release")"
-fi
+find_newer_jdk
+newer_label=${newer:+Pario-java$newer_version}
 (cd "$root" && JAVA_HOME="${newer:-${JAVA_HOME:-}}" mvn -B -q -DskipTests -pl cli -am package)
 limit=${PARIO_BENCH_LIMIT:-300}
 file="$dir/run-io.bin"

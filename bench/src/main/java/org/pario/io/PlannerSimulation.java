@@ -1,6 +1,6 @@
 package org.pario.io;
 
-import java.lang.management.ManagementFactory;
+import java.lang.ref.Reference;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -76,10 +76,6 @@ public final class PlannerSimulation {
         return rt.totalMemory() - rt.freeMemory();
     }
 
-    private static long allocated() {
-        return ((com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean()).getCurrentThreadAllocatedBytes();
-    }
-
     /**
      * What one simulated call costs, per rank and per aggregator.
      *
@@ -137,7 +133,7 @@ public final class PlannerSimulation {
         texts = null;
         final long heapTexts = usedHeap();
         long t = System.nanoTime();
-        final String[] template = TwoPhase.darrayTemplate(mine, true, ranks, 0);
+        final String[] template = TwoPhase.darrayTemplate(mine, TwoPhase.viewText(mine, true), ranks, 0);
         final RankViews views = RankViews.ofTemplate(template[0], template[1], ranks, 0, mine);
         final double viewsMs = (System.nanoTime() - t) / 1e6;
         t = System.nanoTime();
@@ -194,9 +190,7 @@ public final class PlannerSimulation {
         // a rank's memory for the views: those its calls parsed (the sampled ranks' and aggregators' together: an
         // upper bound for any one of them)
         final long viewsBytes = usedHeap() - heapTexts;
-        if (views.size() != ranks) {
-            throw new IllegalStateException("views of " + views.size() + " ranks");
-        }
+        Reference.reachabilityFence(views);
         // ROMIO: every rank sends each aggregator the offset-length pairs of its runs in that aggregator's domain
         final long runBytes = cyclic ? 8 : 64 * 8;
         final long romioPerAggregator = (max - min) / k / runBytes * 16;

@@ -112,9 +112,9 @@ final class TwoPhase {
             text = UNREADABLE + e.getMessage();
         }
         // the usual checkpoint view: a darray of this rank of the communicator, the same expression on every rank
-        // but for the rank; then one text serves for all, instead of every rank's text to every rank
-        final String[] template = text.startsWith(UNREADABLE) ? null
-            : darrayTemplate(mine, mineMonotone, comm.size(), comm.rank());
+        // but for the rank; then one text serves for all, instead of every rank's text to every rank (an
+        // unreadable text is no template, so such a view always goes the long way and fails there)
+        final String[] template = darrayTemplate(mine, text, comm.size(), comm.rank());
         final String joined = template == null ? "" : template[0] + UNREADABLE + template[1];
         final String rootTemplate = Aggregators.bcastString(comm, joined, 0);
         if (comm.allreduce(template != null && joined.equals(rootTemplate) ? 1 : 0, Op.MIN) == 1) {
@@ -148,27 +148,23 @@ final class TwoPhase {
                     + " and " + rep0, null, true);
             }
         }
-        m[comm.rank()] = mineMonotone;
         views = RankViews.of(all, comm.rank(), mine);
         monotone = m;
     }
 
     /**
+     * @param text the view's text ({@link #viewText})
      * @return rank r's text is {@code [0] + r + [1]} when the view is a darray of {@code size} ranks whose rank is
-     *     {@code rank}, this rank's in the file's communicator: the parts before and after the rank; otherwise null
+     *     {@code rank}, this rank's in the file's communicator: the parts of {@code text} before and after the rank;
+     *     otherwise null
      */
-    static String[] darrayTemplate(final FileView v, final boolean monotone, final int size, final int rank) {
+    static String[] darrayTemplate(final FileView v, final String text, final int size, final int rank) {
         if (v.filetype().combiner() != Combiner.DARRAY) {
             return null;
         }
-        final String type = v.filetype().toString();
-        final String head = "darray(" + size + ", " + rank + ", ";
-        if (!type.startsWith(head)) {
-            return null;
-        }
         final String before = v.disp() + "\n" + v.etype() + "\n" + "darray(" + size + ", ";
-        final String after = type.substring(head.length() - 2) + "\n" + v.datarep().mpiName() + "\n" + monotone;
-        return (before + rank + after).equals(viewText(v, monotone)) ? new String[] {before, after} : null;
+        final String withRank = before + rank + ", ";
+        return text.startsWith(withRank) ? new String[] {before, text.substring(withRank.length() - 2)} : null;
     }
 
     /** @return whether the last setView took every rank's view from one text ({@link RankViews#ofTemplate}) */
