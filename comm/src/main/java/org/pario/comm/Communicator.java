@@ -30,7 +30,8 @@ import org.pario.datatypes.Memory;
  * waiting forever.
  *
  * <p>A communicator belongs to one rank and is used by one thread at a time; nonblocking operations return a
- * {@link Request}. No static state: communicators come from {@link LocalCluster} (ranks as threads) and, with
+ * {@link Request}. A thread that makes communicators (dups, splits, files) while another thread of the rank makes
+ * its own starts from {@link #dupForThread()}. No static state: communicators come from {@link LocalCluster} (ranks as threads) and, with
  * the network transport, from the bootstrap.
  */
 public final class Communicator implements AutoCloseable {
@@ -48,6 +49,8 @@ public final class Communicator implements AutoCloseable {
     private final Port port;
     private final int context;
     private final RankState state;
+    /** Where this communicator's dups and splits take their context ids from. */
+    private final ContextSpace space;
     private final Runnable onClose;
     private final CachedAttributes attributes = new CachedAttributes();
     private final Collectives collectives;
@@ -64,13 +67,15 @@ public final class Communicator implements AutoCloseable {
 
     Communicator(final Fabric fabric, final int[] group, final int rank, final int context, final RankState state,
                  final Runnable onClose) {
-        this(new Port(fabric, group, rank, state.executor), context, state, onClose);
+        this(new Port(fabric, group, rank, state.executor), context, state, state.worldSpace, onClose);
     }
 
-    private Communicator(final Port port, final int context, final RankState state, final Runnable onClose) {
+    private Communicator(final Port port, final int context, final RankState state, final ContextSpace space,
+                         final Runnable onClose) {
         this.onClose = onClose;
         this.context = context;
         this.state = state;
+        this.space = space;
         this.port = port;
         // collectives run in a context of their own, so they never match user messages
         this.collectives = new Collectives(new CollectivePort(port, context + 1, state.settings.tuning(),
@@ -191,7 +196,32 @@ public final class Communicator implements AutoCloseable {
      */
     public Communicator dup() {
         final int newContext = agreeContext();
-        return new Communicator(port, newContext, state, null);
+        return new Communicator(port, newContext, state, space, null);
+    }
+
+    /**
+     * {@code MPI_Comm_dup} for a thread of its own, collective: a duplicate that one other thread of this rank uses
+     * while this rank's other threads go on with the original. The communicators made from the duplicate (its dups
+     * and splits, the files opened on it, and theirs) take their context ids from a range of their own, so that
+     * thread may make them while another thread makes communicators from the original; with {@link #dup()}, the two
+     * could agree on the same id and take each other's messages. For libraries that run collectives in the
+     * background (asynchronous checkpoints run on one).
+     *
+     * @return the duplicate
+     * @throws ParioException the same on every rank, when called on a communicator that came from
+     *                        {@code dupForThread} (its thread starts no others), or after 256 of them on one rank
+     */
+    public Communicator dupForThread() {
+        if (space.isForThread()) {
+            throw ParioException.argument("dupForThread: this communicator already belongs to a thread's family; "
+                + "dup it instead");
+        }
+        final long[] mine = {space.proposal(), state.nextFamily.get()};
+        final long[] max = new long[2];
+        allreduce(mine, max, 2, Datatype.LONG, Op.MAX);
+        final ContextSpace family = ContextSpace.forThread(max[1]);
+        state.nextFamily.set(max[1] + 1);
+        return new Communicator(port, space.take(max[0]), state, family, null);
     }
 
     /**
@@ -214,7 +244,7 @@ public final class Communicator implements AutoCloseable {
         if (color == UNDEFINED) {
             return null;
         }
-        return new Communicator(port.subgroup(all, color), newContext, state, null);
+        return new Communicator(port.subgroup(all, color), newContext, state, space, null);
     }
 
     /**
@@ -285,11 +315,10 @@ public final class Communicator implements AutoCloseable {
     }
 
     int agreeContext() {
-        final long[] mine = {state.nextContext.get()};
+        final long[] mine = {space.proposal()};
         final long[] max = new long[1];
         allreduce(mine, max, 1, Datatype.LONG, Op.MAX);
-        state.nextContext.set(max[0] + 2);
-        return Math.toIntExact(max[0]);
+        return space.take(max[0]);
     }
 
     // ------------------------------------------------------------------ collectives (see Collectives)

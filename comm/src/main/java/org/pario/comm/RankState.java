@@ -7,11 +7,14 @@ import org.pario.comm.internal.Scratch;
 import org.pario.comm.settings.CommSettings;
 
 /**
- * What one rank shares among its communicators: the next free context id, its worker threads, its scratch, its
+ * What one rank shares among its communicators: the context ids of the world's family, its worker threads, its scratch, its
  * settings.
  */
 final class RankState {
-    final AtomicLong nextContext = new AtomicLong(2);
+    /** The context ids of the world and the communicators made from it. */
+    final ContextSpace worldSpace = ContextSpace.world();
+    /** The next family of context ids for {@link Communicator#dupForThread()}, to agree on with the other ranks. */
+    final AtomicLong nextFamily = new AtomicLong();
     final ExecutorService executor;
     final Scratch scratch;
     final CommSettings settings;

@@ -12,9 +12,10 @@ import org.pario.comm.AttributeKey;
 import org.pario.comm.Communicator;
 
 /**
- * The asynchronous checkpoints of one communicator, cached on it: a duplicate of the communicator for their
- * collectives, and one writing thread that takes them in the order of the calls. Closing the communicator closes
- * this, which waits for the checkpoint in flight.
+ * The asynchronous checkpoints of one communicator, cached on it: a copy of the communicator for their collectives,
+ * and one writing thread that takes them in the order of the calls. The copy comes from
+ * {@link Communicator#dupForThread()}: the writing thread opens files on it (each open makes communicators) while
+ * the application may make its own. Closing the communicator closes this, which waits for the checkpoint in flight.
  */
 final class AsyncCheckpoints implements AutoCloseable {
     static final AttributeKey<AsyncCheckpoints> KEY = new AttributeKey<>(
@@ -31,7 +32,7 @@ final class AsyncCheckpoints implements AutoCloseable {
 
     /** Collective over {@code comm}: duplicates it. */
     AsyncCheckpoints(final Communicator comm) {
-        this.background = comm.dup();
+        this.background = comm.dupForThread();
         // one user thread, gone when idle: the JVM waits for a write in flight and can exit after it
         this.writer = new ThreadPoolExecutor(0, 1, 1, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
             final Thread t = new Thread(r, "pario-checkpoint-writer-" + comm.rank());

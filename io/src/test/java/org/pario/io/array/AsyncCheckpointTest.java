@@ -145,6 +145,47 @@ class AsyncCheckpointTest {
         assertHolds(dir.resolve("step-" + steps + ".ckpt"), steps);
     }
 
+    /**
+     * While checkpoints are written in the background, the application makes communicators of its own and opens
+     * files (each open makes two): the writing thread's communicators never share a context with them, so
+     * neither side takes the other's messages.
+     */
+    @Test
+    void theApplicationMakesCommunicatorsAndOpensFilesWhileACheckpointIsWritten() {
+        LocalCluster.run(4, comm -> {
+            final DistributedArray<double[]> a = field(comm);
+            for (int step = 1; step <= 8; step++) {
+                final double[] mine = values(a, step);
+                final CompletableFuture<CheckpointHeader> saved = Checkpoint.at(dir.resolve("busy.ckpt"))
+                    .hints(Hints.of(Map.of("pario_async_staging_bytes", step % 2 == 0 ? "20000" : "1073741824")))
+                    .writeAsync("field", a, mine);
+                // as many as the rank with the longest write needs: every rank makes the same communicators
+                boolean written = false;
+                for (int i = 0; !written || i < 8; i++) {
+                    try (Communicator c = i % 2 == 0 ? comm.dup() : comm.split(comm.rank() % 2, comm.rank())) {
+                        final long expected = i % 2 == 0 ? 4L * i + 6 : 2L * i + (comm.rank() % 2 == 0 ? 1 : 3);
+                        // twice each rank's value, plus 1 from each rank whose checkpoint is still being written
+                        final long sum = c.allreduce(2 * ((long) i + c.rank() + comm.rank() % 2 * (i % 2))
+                            + (saved.isDone() ? 0 : 1), Op.SUM);
+                        final long writing = sum - 2 * expected;
+                        assertTrue(writing >= 0 && writing <= c.size(), "the application's allreduce " + i + ": "
+                            + sum);
+                        if (c.size() == comm.size()) {
+                            written = writing == 0;
+                        }
+                    }
+                }
+                try (org.pario.io.ParallelFile f = org.pario.io.ParallelFile.open(comm,
+                    dir.resolve("app.dat").toString(), java.util.EnumSet.of(org.pario.io.Mode.CREATE,
+                        org.pario.io.Mode.RDWR))) {
+                    f.writeAtAll(8L * comm.rank(), new long[] {step}, 1, org.pario.datatypes.Datatype.LONG);
+                }
+                saved.join();
+            }
+        });
+        assertHolds(dir.resolve("busy.ckpt"), 8);
+    }
+
     @Test
     void theListenerIsToldOfTheBackgroundPhasesOnTheWritingThread() {
         final Path file = dir.resolve("told.ckpt");
