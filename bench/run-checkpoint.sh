@@ -13,7 +13,9 @@
 #        Pario job, of which only the last counts for the warm phases (the first checkpoint counts once a job);
 #        PARIO_BENCH_STACKS="pario hdf5" (default both); PARIO_BENCH_COMPUTE="0 5" runs each Pario job once per
 #        value, the ranks waiting that many seconds (standing for a job's computation) before their first checkpoint
-#        (default 0: right after the JVMs start); a first checkpoint after S > 0 seconds shows as first-after-Ss
+#        (default 0: right after the JVMs start); a first checkpoint after S > 0 seconds shows as first-after-Ss;
+#        every Pario job calls Checkpoint.prepare first; PARIO_BENCH_UNPREPARED="5" also runs the jobs of those
+#        compute values without it (--no-prepare), of which only the first checkpoint counts, as ...-unprepared
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 out="$root/bench/target/checkpoint"
@@ -39,12 +41,15 @@ results="$out/results.txt"
 : > "$results"
 rounds=${PARIO_BENCH_ROUNDS:-2}
 stacks=${PARIO_BENCH_STACKS:-pario hdf5}
-run() { # label compute-seconds command...
-    local label=$1 compute=$2; shift 2
-    # a Pario job's warm phases count in its last round only; its first checkpoint, and HDF5's lines, always
-    timeout "$limit" "$@" 2>/dev/null | awk -v l="$label" -v last="$rounds" -v c="$compute" '/^# round / { round = $3 }
+run() { # label compute-seconds prepared(yes/no) command...
+    local label=$1 compute=$2 prepared=$3; shift 3
+    # a Pario job's warm phases count in its last round only; its first checkpoint, and HDF5's lines, always; an
+    # unprepared job counts for its first checkpoint only
+    timeout "$limit" "$@" 2>/dev/null | awk -v l="$label" -v last="$rounds" -v c="$compute" -v p="$prepared" '
+        /^# round / { round = $3 }
         /^[a-z0-9-]+ [a-z0-9x]+ [0-9]+ [0-9.]+ [0-9.]+$/ {
             if ($1 == "first-checkpoint" && c > 0) $1 = "first-after-" c "s"
+            if (p == "no") { if ($1 ~ /^first-/) print l, $1 "-unprepared", $2, $3, $4, $5; next }
             if (l != "Pario" || $1 ~ /^first-/ || round == last) print l, $0 }' >> "$results" || true
     rm -f "$dir"/run-checkpoint*
     sleep "$settle"
@@ -53,13 +58,17 @@ for ((i = 0; i < reps; i++)); do
     for p in ${PARIO_BENCH_PATTERNS:-2x2x1 cyclic}; do
         if [[ " $stacks " == *" pario "* ]]; then
             for c in ${PARIO_BENCH_COMPUTE:-0}; do
-                run Pario "$c" java -jar "$root/cli/target/pario.jar" bench checkpoint -n 4 --size "$edge" \
+                run Pario "$c" yes java -jar "$root/cli/target/pario.jar" bench checkpoint -n 4 --size "$edge" \
                     --pattern "$p" --rounds "$rounds" --compute "$c" --file "$dir/run-checkpoint"
+            done
+            for c in ${PARIO_BENCH_UNPREPARED:-}; do
+                run Pario "$c" no java -jar "$root/cli/target/pario.jar" bench checkpoint -n 4 --size "$edge" \
+                    --pattern "$p" --rounds 1 --compute "$c" --no-prepare --file "$dir/run-checkpoint"
             done
         fi
         if [[ " $stacks " == *" hdf5 "* ]]; then
-            run HDF5 0 mpiexec.mpich -n 4 "$out/hdf5_checkpoint" "$p" "$edge" "$dir/run-checkpoint.h5" contiguous 1
-            run HDF5 0 mpiexec.mpich -n 4 "$out/hdf5_checkpoint" "$p" "$edge" "$dir/run-checkpoint.h5" chunked 1
+            run HDF5 0 yes mpiexec.mpich -n 4 "$out/hdf5_checkpoint" "$p" "$edge" "$dir/run-checkpoint.h5" contiguous 1
+            run HDF5 0 yes mpiexec.mpich -n 4 "$out/hdf5_checkpoint" "$p" "$edge" "$dir/run-checkpoint.h5" chunked 1
         fi
     done
 done

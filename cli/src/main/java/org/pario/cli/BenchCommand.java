@@ -142,6 +142,11 @@ final class BenchCommand implements Runnable {
                 + "(default: ${DEFAULT-VALUE}: the first checkpoint right away).")
         private double compute;
 
+        @Option(names = "--prepare", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "Call Checkpoint.prepare on the array before the computation, as the guide says a job "
+                + "should; --no-prepare leaves it out (default: prepared).")
+        private boolean prepare;
+
         @Option(names = "--file", defaultValue = "pario-bench-checkpoint", paramLabel = "PATH",
             description = "Prefix of the files written (PATH.raw and PATH.ckpt), deleted afterwards "
                 + "(default: ${DEFAULT-VALUE}).")
@@ -164,7 +169,7 @@ final class BenchCommand implements Runnable {
                     "--compute must be in [0, 3600] seconds, got " + compute);
             }
             if (worker) {
-                CheckpointBenchmark.run(array.size, array.pattern, file, hint.values, rounds, compute);
+                CheckpointBenchmark.run(array.size, array.pattern, file, hint.values, rounds, compute, prepare);
                 return 0;
             }
             array.check();
@@ -172,7 +177,7 @@ final class BenchCommand implements Runnable {
             Locations.scratch("--file", file + ".raw", existing -> false);
             Locations.scratch("--file", file + ".ckpt", existing -> false);
             return array.launch(spec, "checkpoint", List.of("--file", prefix, "--rounds", Integer.toString(rounds),
-                "--compute", Double.toString(compute)), hint, prefix + ".raw", prefix + ".ckpt");
+                "--compute", Double.toString(compute), prepare ? "--prepare" : "--no-prepare"), hint, prefix + ".raw", prefix + ".ckpt");
         }
     }
 

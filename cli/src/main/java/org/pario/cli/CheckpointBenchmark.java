@@ -27,9 +27,9 @@ import org.pario.io.array.Region;
 /**
  * The body of {@code pario bench checkpoint}: a checkpoint of the array {@code pario bench io} moves, beside the raw
  * collective write (synced) and read of the same data through the same view, in one job. First the JVM's first
- * checkpoint, before anything else has run (after {@code computeSeconds} of waiting, standing for the computation
- * a job does before it checkpoints); then rounds of raw write, checkpoint write, raw read, restore on the
- * same ranks, restore on one rank fewer with another distribution, and verify. The page cache is dropped (as root)
+ * checkpoint, before anything else has run (after {@link Checkpoint#prepare}, unless told not to, and {@code
+ * computeSeconds} of waiting, standing for the computation a job does before it checkpoints); then rounds of raw
+ * write, checkpoint write, raw read, restore on the same ranks, restore on one rank fewer with another distribution, and verify. The page cache is dropped (as root)
  * before every phase that reads, so reads come from the disk. Rank 0 prints a line per phase
  * ({@code PHASE PATTERN RANKS MiB/s SECONDS}), then each phase's median and the ratios that matter.
  */
@@ -39,7 +39,7 @@ final class CheckpointBenchmark {
 
     /** Runs as one rank of a job started by a launcher. */
     static void run(final long n, final String pattern, final String file, final Map<String, String> hints,
-                    final int rounds, final double computeSeconds) {
+                    final int rounds, final double computeSeconds, final boolean prepare) {
         try (Communicator world = Pario.init()) {
             final DistributedArray<double[]> array = IoBenchmark.array(pattern, world, n);
             final double[] local = CheckpointCommand.synthetic(array);
@@ -48,10 +48,13 @@ final class CheckpointBenchmark {
             final String ckpt = file + ".ckpt";
             final PhaseClock clock = new PhaseClock();
             final Checkpoint checkpoint = Checkpoint.at(ckpt).hints(Hints.of(hints)).listener(clock);
+            if (prepare) {
+                checkpoint.prepare(array);
+            }
             final Map<String, List<Double>> seconds = new LinkedHashMap<>();
             if (world.rank() == 0) {
-                System.out.printf(Locale.ROOT, "# Pario, %d JVM ranks, %d^3 doubles (%d MiB), %s, checkpoint%n",
-                    world.size(), n, total >> 20, pattern);
+                System.out.printf(Locale.ROOT, "# Pario, %d JVM ranks, %d^3 doubles (%d MiB), %s, checkpoint%s%n",
+                    world.size(), n, total >> 20, pattern, prepare ? ", prepared" : "");
             }
             if (computeSeconds > 0) {
                 // a job computes before its first checkpoint; the checkpoint's warm-up runs meanwhile

@@ -128,6 +128,24 @@ public final class ParallelFile implements AutoCloseable {
         return f;
     }
 
+    /**
+     * Opens, collectively, a file that is only {@code storage}: nothing is looked up, created or agreed about a
+     * location. For a warm-up of the collective paths on a storage that keeps nothing ({@link ExchangeWarmup}).
+     */
+    static ParallelFile onStorage(final Communicator comm, final String name, final Storage storage,
+                                  final Hints hints) {
+        final ParallelFile f = new ParallelFile(comm, name, Set.of(Mode.RDWR), storage, hints);
+        ParioException failure = null;
+        try {
+            f.shared = new SharedPointer(comm);
+            f.twoPhase = new TwoPhase(comm, storage, hints, FileOpening.hostName());
+        } catch (ParioException e) {
+            failure = e;
+        }
+        FileOpening.agreeOrClose(comm, failure, f::releaseLocally);
+        return f;
+    }
+
     // ------------------------------------------------------------------ view and pointers
 
     /**

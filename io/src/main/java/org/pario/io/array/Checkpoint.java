@@ -119,6 +119,35 @@ public final class Checkpoint {
     }
 
     /**
+     * Prepares the ranks for checkpoints of {@code array}, collective over its communicator; returns at once. In
+     * the background, while the job computes, the ranks write and read samples of their data through the array's
+     * layout with this checkpoint's hints, over a copy of the communicator and into memory only, so that the code
+     * of the exchange between ranks is compiled before the first checkpoint instead of during it: call it where the
+     * job starts, before its first computation. The rounds give way as soon as a checkpoint call begins, and end
+     * when the communicator is closed. Each rank holds a buffer of at most 32 MiB divided by the rank count while
+     * they run (docs/guide.md says what it gains). Only the first call on a communicator starts them; later calls
+     * do nothing. This checkpoint's location is not touched.
+     *
+     * <pre>{@code
+     * DistributedArray<double[]> field = DistributedArray.of(world, Element.DOUBLE, shape);
+     * Checkpoint checkpoints = Checkpoint.at(dir.resolve("step.ckpt"));
+     * checkpoints.prepare(field);
+     * for (int step = 1; step <= steps; step++) {
+     *     compute(field, mine);
+     *     if (step % every == 0) {
+     *         checkpoints.write("field", field, mine);
+     *     }
+     * }
+     * }</pre>
+     *
+     * @param array the array to be checkpointed; its communicator is the one the rounds copy
+     */
+    public void prepare(final DistributedArray<?> array) {
+        Objects.requireNonNull(array, "array");
+        CheckpointWarmup.startExchange(array, hints);
+    }
+
+    /**
      * Lists the checkpoints of a directory, oldest first: whole ones with their time, arrays, attributes and size
      * (the header and the file's length are checked, the data is not read), damaged ones and the hidden files of
      * writes that have not committed, each with why. Other files are left out.

@@ -5,11 +5,19 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.pario.comm.AttributeKey;
+import org.pario.comm.Communicator;
+import org.pario.datatypes.Datatype;
 
 import org.pario.datatypes.DataRepresentation;
 import org.pario.io.DataPathWarmup;
+import org.pario.io.ExchangeWarmup;
 import org.pario.io.FileView;
+import org.pario.io.Hints;
 
 /**
  * Runs once per JVM, on a background thread, the code of a checkpoint that does not depend on the data or the other
@@ -19,8 +27,18 @@ import org.pario.io.FileView;
  * second per rank when four JVMs start at once on two cores). Started when the first distributed array is made,
  * which is usually long before the first checkpoint. A checkpoint that comes sooner stops it at its next step: from
  * then on the checkpoint loads and compiles what it needs itself, and the warm-up would only take CPU from it.
+ *
+ * <p>The exchange between ranks needs the peers: {@link Checkpoint#prepare} starts it, collectively, as an {@link
+ * ExchangeWarmup} kept on the communicator, which a checkpoint that begins stops the same way.
  */
 final class CheckpointWarmup {
+    /** Where a communicator keeps its exchange warm-up; closing the communicator stops it. */
+    private static final AttributeKey<ExchangeWarmup> EXCHANGE = new AttributeKey<>(ExchangeWarmup.class,
+        "pario checkpoint exchange warm-up");
+    /** The buffer of all ranks' samples of an exchange warm-up. */
+    private static final long EXCHANGE_BUFFER_BYTES = 32L << 20;
+    /** The exchange warm-ups running in this JVM, to stop when a checkpoint begins. */
+    private static final Set<ExchangeWarmup> EXCHANGES = ConcurrentHashMap.newKeySet();
     /** Once per JVM: warming is idempotent, and a second run would find everything loaded. */
     private static final AtomicBoolean STARTED = new AtomicBoolean();
     /** Set once a checkpoint call has begun in this JVM; the warm-up then stops at its next step. */
@@ -45,6 +63,34 @@ final class CheckpointWarmup {
         if (!checkpointBegun) {
             checkpointBegun = true;
         }
+        if (!EXCHANGES.isEmpty()) {
+            for (final ExchangeWarmup w : EXCHANGES) {
+                w.stop();
+            }
+            EXCHANGES.clear();
+        }
+    }
+
+    /**
+     * Starts the exchange's warm-up on {@code array}'s communicator, once per communicator ({@link
+     * Checkpoint#prepare}); collective.
+     */
+    static void startExchange(final DistributedArray<?> array, final Hints hints) {
+        final Communicator comm = array.comm();
+        comm.attribute(EXCHANGE, () -> {
+            final DistributedArray<?>.Local local = array.local();
+            final Datatype el = array.elementType();
+            final long count = Math.min(local.count(), Math.max(1, EXCHANGE_BUFFER_BYTES / comm.size()
+                / Math.max(1, el.extent())));
+            final ExchangeWarmup w = ExchangeWarmup.start(comm, hints, new FileView(0, el, local.filetype(),
+                DataRepresentation.NATIVE), array.element().allocate(count), count, el);
+            EXCHANGES.add(w);
+            if (checkpointBegun) {
+                // a checkpoint has run in this JVM: its code is compiled, the rounds would only take CPU
+                giveWay();
+            }
+            return w;
+        });
     }
 
     private static void run(final DistributedArray<?> a) {

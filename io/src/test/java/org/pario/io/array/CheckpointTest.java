@@ -75,6 +75,33 @@ class CheckpointTest {
         });
     }
 
+    /**
+     * Prepared checkpoints (the exchange warmed in the background over a copy of the communicator) hold the same
+     * data; the application's own collectives and communicators go on meanwhile; a second prepare does nothing; and
+     * a job that ends with the rounds still running ends (closing the communicator stops them).
+     */
+    @Test
+    void preparedCheckpointsHoldTheSameDataAndTheJobGoesOnMeanwhile() {
+        final Path file = dir.resolve("prepared.ckpt");
+        LocalCluster.run(4, comm -> {
+            final DistributedArray<double[]> a = field(comm, Dist.cyclic(), Dist.block(), Dist.none());
+            final Checkpoint checkpoint = Checkpoint.at(file);
+            checkpoint.prepare(a);
+            checkpoint.prepare(a);
+            for (int i = 0; i < 20; i++) {
+                try (Communicator c = i % 2 == 0 ? comm.dup() : comm.split(comm.rank() % 2, 0)) {
+                    assertEquals(c.size(), c.allreduce(1L, org.pario.comm.Op.SUM));
+                }
+            }
+            checkpoint.write("field", a, values(a));
+        });
+        LocalCluster.run(3, comm -> {
+            final DistributedArray<double[]> a = field(comm, Dist.block(), Dist.cyclic(2), Dist.none());
+            assertArrayEquals(values(a), Checkpoint.at(file).restore("field", a));
+        });
+        LocalCluster.run(2, comm -> Checkpoint.at(file).prepare(field(comm)));
+    }
+
     @Test
     void writtenOnFourRanksRestoredOnSixOneAndFiveWithOtherDistributions() throws Exception {
         final Path file = dir.resolve("ck.pario");

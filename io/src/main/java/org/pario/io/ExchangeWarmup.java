@@ -1,0 +1,192 @@
+package org.pario.io;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.EnumSet;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.pario.comm.Communicator;
+import org.pario.comm.Op;
+import org.pario.datatypes.Datatype;
+import org.pario.io.storage.Storage;
+
+/**
+ * Collective writes and reads of the ranks' data through their views, run in the background over a copy of the
+ * communicator into a storage that keeps nothing: the exchange between ranks and aggregators, the placement into
+ * windows and back, on every rank, while the application computes.
+ *
+ * <p>What for: a JVM's first collective write runs the exchange's code for the first time, interpreted until the
+ * compiler has taken it, and every JVM of the host compiles the same code at the same time on the same cores;
+ * {@link DataPathWarmup} runs the placement on one rank alone, but the exchange needs the peers. Run here while the
+ * job computes, that code is compiled by the first checkpoint (docs/benchmarks.md, "Checkpoints", says by how
+ * much).
+ *
+ * <p>Rounds grow from 1 MiB of all ranks' data to 32 MiB, 256 MiB in all, each written and read back. Each round
+ * starts with the ranks agreeing whether to go on: {@link #stop()} on any rank ends the warm-up on all of them at
+ * the next round, so a round in flight is all a collective call that comes sooner shares the cores with. The
+ * first rounds are small for that reason. A failure (a rank gone) ends it quietly on every rank; the application's
+ * own calls meet the same failure and report it.
+ */
+public final class ExchangeWarmup implements AutoCloseable {
+    /** All ranks' stream bytes in the first round; each round doubles it up to {@link #ROUND_BYTES}. */
+    private static final long FIRST_ROUND_BYTES = 1L << 20;
+    private static final long ROUND_BYTES = 32L << 20;
+    /** All ranks' stream bytes over all rounds, written and read each. */
+    private static final long TOTAL_BYTES = 256L << 20;
+    /** How long {@link #close()} waits for the rounds to end. */
+    private static final long CLOSE_WAIT_MILLIS = 10_000;
+
+    private final Communicator copy;
+    private final Discarding storage = new Discarding();
+    private final Thread thread;
+    private final AtomicInteger rounds = new AtomicInteger();
+    private volatile boolean stopWanted;
+
+    private ExchangeWarmup(final Communicator copy, final Hints hints, final FileView view, final Object buffer,
+                           final long count, final Datatype type) {
+        this.copy = copy;
+        this.thread = new Thread(() -> run(hints, view, buffer, count, type), "pario-exchange-warmup-"
+            + copy.rank());
+        thread.setDaemon(true);
+    }
+
+    /**
+     * Starts the rounds; collective over {@code comm}, which it copies with {@link Communicator#dupForThread()}.
+     *
+     * @param comm   the ranks whose collective calls are to be warmed
+     * @param hints  the hints those calls will use (cb_buffer_size, cb_nodes and the like shape the exchange)
+     * @param view   this rank's view in those calls
+     * @param buffer a buffer of this rank's own for the rounds, of {@code count} elements of {@code type}; its
+     *               contents are overwritten
+     * @param count  elements of {@code buffer}, {@code >= 0}: each round moves at most that many
+     * @param type   the buffer's datatype, as the calls will use it
+     * @return the running warm-up
+     */
+    public static ExchangeWarmup start(final Communicator comm, final Hints hints, final FileView view,
+                                       final Object buffer, final long count, final Datatype type) {
+        final ExchangeWarmup w = new ExchangeWarmup(comm.dupForThread(), hints, view, buffer, count, type);
+        w.thread.start();
+        return w;
+    }
+
+    /** Asks for the end at the next round, on every rank; returns at once. */
+    public void stop() {
+        stopWanted = true;
+    }
+
+    /** @return the rounds done so far on this rank */
+    public int rounds() {
+        return rounds.get();
+    }
+
+    /** @return the bytes this rank's storage was given to write, as an aggregator */
+    long bytesWritten() {
+        return storage.written();
+    }
+
+    /**
+     * Waits for the thread to end.
+     *
+     * @param millis the most to wait
+     * @return whether it has ended
+     */
+    public boolean await(final long millis) throws InterruptedException {
+        thread.join(millis);
+        return !thread.isAlive();
+    }
+
+    /** Stops the rounds and waits for their end (at most 10 s: a rank that never comes cannot hold this one). */
+    @Override
+    public void close() {
+        stop();
+        try {
+            await(CLOSE_WAIT_MILLIS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void run(final Hints hints, final FileView view, final Object buffer, final long count,
+                     final Datatype type) {
+        try (Communicator c = copy; ParallelFile f = ParallelFile.onStorage(c, "exchange warm-up", storage, hints)) {
+            f.setView(view.disp(), view.etype(), view.filetype(), view.datarep());
+            final long elementBytes = Math.max(1, type.size());
+            long round = FIRST_ROUND_BYTES;
+            for (long done = 0; done < TOTAL_BYTES; done += round, round = Math.min(2 * round, ROUND_BYTES)) {
+                if (c.allreduce(stopWanted ? 1 : 0, Op.MAX) != 0) {
+                    return;
+                }
+                final long n = Math.min(count, Math.max(1, round / c.size() / elementBytes));
+                f.writeAtAll(0, buffer, n, type);
+                f.readAtAll(0, buffer, n, type);
+                rounds.incrementAndGet();
+            }
+        } catch (RuntimeException | Error ignored) {
+            // a warm-up only: a rank gone or a view the file refuses fails the application's own call as well
+        }
+    }
+
+    /** Keeps nothing: writes are dropped, reads leave the buffer as it is, up to the end of what was written. */
+    private static final class Discarding implements Storage {
+        private long end;
+        private long written;
+
+        synchronized long written() {
+            return written;
+        }
+
+        @Override
+        public Set<Capability> capabilities() {
+            return EnumSet.of(Capability.POSITIONAL_WRITE, Capability.POSITIONAL_READ, Capability.TRUNCATE,
+                Capability.LOCK);
+        }
+
+        @Override
+        public long preferredBlockSize() {
+            return 4096;
+        }
+
+        @Override
+        public boolean prefersDirectBuffers() {
+            return true;
+        }
+
+        @Override
+        public synchronized long size() {
+            return end;
+        }
+
+        @Override
+        public long read(final long position, final ByteBuffer dst) {
+            final long n = Math.min(dst.remaining(), Math.max(0, size() - position));
+            dst.position(dst.position() + (int) n);
+            return n;
+        }
+
+        @Override
+        public synchronized void write(final long position, final ByteBuffer src) {
+            end = Math.max(end, position + src.remaining());
+            written += src.remaining();
+            src.position(src.limit());
+        }
+
+        @Override
+        public synchronized void truncate(final long size) {
+            end = size;
+        }
+
+        @Override
+        public void sync() {
+        }
+
+        @Override
+        public AutoCloseable lock(final long position, final long length) {
+            return () -> { };
+        }
+
+        @Override
+        public void close() throws IOException {
+        }
+    }
+}
