@@ -177,7 +177,8 @@ final class BenchCommand implements Runnable {
             Locations.scratch("--file", file + ".raw", existing -> false);
             Locations.scratch("--file", file + ".ckpt", existing -> false);
             return array.launch(spec, "checkpoint", List.of("--file", prefix, "--rounds", Integer.toString(rounds),
-                "--compute", Double.toString(compute), prepare ? "--prepare" : "--no-prepare"), hint, prefix + ".raw", prefix + ".ckpt");
+                "--compute", Double.toString(compute), prepare ? "--prepare" : "--no-prepare"), hint, prefix + ".raw",
+                prefix + ".ckpt");
         }
     }
 

@@ -29,9 +29,10 @@ import org.pario.io.array.Region;
  * collective write (synced) and read of the same data through the same view, in one job. First the JVM's first
  * checkpoint, before anything else has run (after {@link Checkpoint#prepare}, unless told not to, and {@code
  * computeSeconds} of waiting, standing for the computation a job does before it checkpoints); then rounds of raw
- * write, checkpoint write, raw read, restore on the same ranks, restore on one rank fewer with another distribution, and verify. The page cache is dropped (as root)
- * before every phase that reads, so reads come from the disk. Rank 0 prints a line per phase
- * ({@code PHASE PATTERN RANKS MiB/s SECONDS}), then each phase's median and the ratios that matter.
+ * write, checkpoint write, raw read, restore on the same ranks, restore on one rank fewer with another
+ * distribution, and verify. The page cache is dropped (as root) before every phase that reads, so reads come from
+ * the disk. Rank 0 prints a line per phase ({@code PHASE PATTERN RANKS MiB/s SECONDS}), then each phase's median
+ * and the ratios that matter.
  */
 final class CheckpointBenchmark {
     private CheckpointBenchmark() {

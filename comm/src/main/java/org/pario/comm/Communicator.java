@@ -31,8 +31,8 @@ import org.pario.datatypes.Memory;
  *
  * <p>A communicator belongs to one rank and is used by one thread at a time; nonblocking operations return a
  * {@link Request}. A thread that makes communicators (dups, splits, files) while another thread of the rank makes
- * its own starts from {@link #dupForThread()}. No static state: communicators come from {@link LocalCluster} (ranks as threads) and, with
- * the network transport, from the bootstrap.
+ * its own starts from {@link #dupForThread()}. No static state: communicators come from {@link LocalCluster} (ranks
+ * as threads) and, with the network transport, from the bootstrap.
  */
 public final class Communicator implements AutoCloseable {
     /** Matches a message from any rank. */

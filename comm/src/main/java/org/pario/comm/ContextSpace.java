@@ -60,7 +60,8 @@ final class ContextSpace {
      */
     int take(final long agreed) {
         if (agreed + 2 > limit) {
-            throw ParioException.argument("this rank has made " + (limit - first) / 2 + " communicators in one family, as many as context ids allow" + (forThread
+            throw ParioException.argument("this rank has made " + (limit - first) / 2 + " communicators in one "
+                + "family, as many as context ids allow" + (forThread
                 ? "; a thread that needs more can start from a new dupForThread() copy" : ""));
         }
         next.set(agreed + 2);

@@ -7,8 +7,8 @@ import org.pario.comm.internal.Scratch;
 import org.pario.comm.settings.CommSettings;
 
 /**
- * What one rank shares among its communicators: the context ids of the world's family, its worker threads, its scratch, its
- * settings.
+ * What one rank shares among its communicators: the context ids of the world's family, its worker threads, its
+ * scratch, its settings.
  */
 final class RankState {
     /** The context ids of the world and the communicators made from it. */

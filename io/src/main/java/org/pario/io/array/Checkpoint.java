@@ -124,8 +124,8 @@ public final class Checkpoint {
      * layout with this checkpoint's hints, over a copy of the communicator and into memory only, so that the code
      * of the exchange between ranks is compiled before the first checkpoint instead of during it: call it where the
      * job starts, before its first computation. The rounds give way as soon as a checkpoint call begins, and end
-     * when the communicator is closed. Each rank holds a buffer of at most 32 MiB divided by the rank count while
-     * they run (docs/guide.md says what it gains). Only the first call on a communicator starts them; later calls
+     * when the communicator is closed. While they run, each rank holds a buffer of at most 32 MiB divided by the
+     * rank count, and each aggregator its windows, as in a collective write (docs/guide.md says what it gains). Only the first call on a communicator starts them; later calls
      * do nothing. This checkpoint's location is not touched.
      *
      * <pre>{@code
