@@ -109,7 +109,8 @@ public final class ExchangeWarmup implements AutoCloseable {
 
     private void run(final Hints hints, final FileView view, final Object buffer, final long count,
                      final Datatype type) {
-        try (Communicator c = copy; ParallelFile f = ParallelFile.onStorage(c, "exchange warm-up", storage, hints)) {
+        try (Communicator c = copy; ParallelFile f = ParallelFile.onStorage(c, "exchange warm-up",
+            EnumSet.of(Mode.RDWR), storage, hints)) {
             f.setView(view.disp(), view.etype(), view.filetype(), view.datarep());
             final long elementBytes = Math.max(1, type.size());
             long round = FIRST_ROUND_BYTES;

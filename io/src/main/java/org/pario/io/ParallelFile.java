@@ -112,15 +112,7 @@ public final class ParallelFile implements AutoCloseable {
                              final Hints hints, final UnaryOperator<Storage> decorate) {
         final FileOpening.Opened opened = FileOpening.open(comm, location, modes, hints);
         final Storage storage = decorate == null ? opened.storage() : decorate.apply(opened.storage());
-        final ParallelFile f = new ParallelFile(comm, location, opened.modes(), storage, hints);
-        ParioException failure = null;
-        try {
-            f.shared = new SharedPointer(comm);
-            f.twoPhase = new TwoPhase(comm, storage, hints, FileOpening.hostName());
-        } catch (ParioException e) {
-            failure = e;
-        }
-        FileOpening.agreeOrClose(comm, failure, f::releaseLocally);
+        final ParallelFile f = onStorage(comm, location, opened.modes(), storage, hints);
         if (opened.modes().contains(Mode.APPEND)) {
             // every rank starts at the same end of file: measured once, after every rank has opened it
             f.pointer = FileOpening.endOfFile(comm, storage, location);
@@ -129,12 +121,13 @@ public final class ParallelFile implements AutoCloseable {
     }
 
     /**
-     * Opens, collectively, a file that is only {@code storage}: nothing is looked up, created or agreed about a
-     * location. For a warm-up of the collective paths on a storage that keeps nothing ({@link ExchangeWarmup}).
+     * Opens, collectively, a file on a storage every rank has opened: its shared pointer and its two-phase engine,
+     * each over a duplicate of {@code comm}, or the same error on every rank. Nothing is looked up or created: a
+     * warm-up runs the collective paths this way on a storage that keeps nothing ({@link ExchangeWarmup}).
      */
-    static ParallelFile onStorage(final Communicator comm, final String name, final Storage storage,
-                                  final Hints hints) {
-        final ParallelFile f = new ParallelFile(comm, name, Set.of(Mode.RDWR), storage, hints);
+    static ParallelFile onStorage(final Communicator comm, final String name, final Set<Mode> modes,
+                                  final Storage storage, final Hints hints) {
+        final ParallelFile f = new ParallelFile(comm, name, modes, storage, hints);
         ParioException failure = null;
         try {
             f.shared = new SharedPointer(comm);
