@@ -5,6 +5,7 @@ import java.nio.ByteBuffer;
 import java.util.EnumSet;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 
 import org.pario.comm.Communicator;
 import org.pario.comm.Op;
@@ -23,8 +24,8 @@ import org.pario.io.storage.Storage;
  * much).
  *
  * <p>Rounds grow from 1 MiB of all ranks' data to 32 MiB, 256 MiB in all, each written and read back. Each round
- * starts with the ranks agreeing whether to go on: {@link #stop()} on any rank ends the warm-up on all of them at
- * the next round, so a round in flight is all a collective call that comes sooner shares the cores with. The
+ * starts with the ranks agreeing whether to go on: {@link #stop()} or the stop condition on any rank ends the
+ * warm-up on all of them at the next round, so a round in flight is all a collective call that comes sooner shares the cores with. The
  * first rounds are small for that reason. A failure (a rank gone) ends it quietly on every rank; the application's
  * own calls meet the same failure and report it.
  */
@@ -41,11 +42,14 @@ public final class ExchangeWarmup implements AutoCloseable {
     private final Discarding storage = new Discarding();
     private final Thread thread;
     private final AtomicInteger rounds = new AtomicInteger();
+    /** Asked before every round besides {@link #stop()}. */
+    private final BooleanSupplier stopWhen;
     private volatile boolean stopWanted;
 
     private ExchangeWarmup(final Communicator copy, final Hints hints, final FileView view, final Object buffer,
-                           final long count, final Datatype type) {
+                           final long count, final Datatype type, final BooleanSupplier stopWhen) {
         this.copy = copy;
+        this.stopWhen = stopWhen;
         this.thread = new Thread(() -> run(hints, view, buffer, count, type), "pario-exchange-warmup-"
             + copy.rank());
         thread.setDaemon(true);
@@ -58,16 +62,34 @@ public final class ExchangeWarmup implements AutoCloseable {
      * @param hints  the hints those calls will use (cb_buffer_size, cb_nodes and the like shape the exchange)
      * @param view   this rank's view in those calls
      * @param buffer a buffer of this rank's own for the rounds, of {@code count} elements of {@code type}; its
-     *               contents are overwritten
+     *               contents are overwritten; {@link #sampleCount} elements are as many as any round moves
      * @param count  elements of {@code buffer}, {@code >= 0}: each round moves at most that many
      * @param type   the buffer's datatype, as the calls will use it
+     * @param stopWhen asked on this rank before every round; true ends the rounds, as {@link #stop()} does
      * @return the running warm-up
      */
     public static ExchangeWarmup start(final Communicator comm, final Hints hints, final FileView view,
-                                       final Object buffer, final long count, final Datatype type) {
-        final ExchangeWarmup w = new ExchangeWarmup(comm.dupForThread(), hints, view, buffer, count, type);
+                                       final Object buffer, final long count, final Datatype type,
+                                       final BooleanSupplier stopWhen) {
+        final ExchangeWarmup w = new ExchangeWarmup(comm.dupForThread(), hints, view, buffer, count, type,
+            stopWhen);
         w.thread.start();
         return w;
+    }
+
+    /**
+     * @param ranks     the communicator's size
+     * @param type      the buffer's datatype
+     * @param available the elements this rank has
+     * @return the elements of a buffer that holds this rank's part of the largest round
+     */
+    public static long sampleCount(final int ranks, final Datatype type, final long available) {
+        return Math.min(available, perRank(ROUND_BYTES, ranks, type));
+    }
+
+    /** @return the elements one rank moves in a round of {@code roundBytes} of all ranks' data, at least 1 */
+    private static long perRank(final long roundBytes, final int ranks, final Datatype type) {
+        return Math.max(1, roundBytes / ranks / Math.max(1, type.size()));
     }
 
     /** Asks for the end at the next round, on every rank; returns at once. */
@@ -112,13 +134,12 @@ public final class ExchangeWarmup implements AutoCloseable {
         try (Communicator c = copy; ParallelFile f = ParallelFile.onStorage(c, "exchange warm-up",
             EnumSet.of(Mode.RDWR), storage, hints)) {
             f.setView(view.disp(), view.etype(), view.filetype(), view.datarep());
-            final long elementBytes = Math.max(1, type.size());
             long round = FIRST_ROUND_BYTES;
             for (long done = 0; done < TOTAL_BYTES; done += round, round = Math.min(2 * round, ROUND_BYTES)) {
-                if (c.allreduce(stopWanted ? 1 : 0, Op.MAX) != 0) {
+                if (c.allreduce(stopWanted || stopWhen.getAsBoolean() ? 1 : 0, Op.MAX) != 0) {
                     return;
                 }
-                final long n = Math.min(count, Math.max(1, round / c.size() / elementBytes));
+                final long n = Math.min(count, perRank(round, c.size(), type));
                 f.writeAtAll(0, buffer, n, type);
                 f.readAtAll(0, buffer, n, type);
                 rounds.incrementAndGet();

@@ -38,7 +38,7 @@ class ExchangeWarmupTest {
             final long n = 192; // 192^3 doubles: 18 MiB per rank
             final long count = 4L << 20 >> 3;
             final ExchangeWarmup w = ExchangeWarmup.start(comm, Hints.of(java.util.Map.of("cb_buffer_size",
-                "4194304")), cyclic(3, comm.rank(), n), new double[(int) count], count, Datatype.DOUBLE);
+                "4194304")), cyclic(3, comm.rank(), n), new double[(int) count], count, Datatype.DOUBLE, () -> false);
             assertTrue(w.await(60_000), "the rounds end by themselves");
             assertEquals(13, w.rounds());
             long expected = 0;
@@ -56,7 +56,7 @@ class ExchangeWarmupTest {
         LocalCluster.run(4, comm -> {
             final long count = 1L << 20;
             final ExchangeWarmup w = ExchangeWarmup.start(comm, Hints.DEFAULT, cyclic(4, comm.rank(), 256),
-                new double[(int) count], count, Datatype.DOUBLE);
+                new double[(int) count], count, Datatype.DOUBLE, () -> false);
             if (comm.rank() == 2) {
                 w.stop();
             }
@@ -76,7 +76,7 @@ class ExchangeWarmupTest {
         final ParioException e = assertThrows(ParioException.class, () -> LocalCluster.run(3, comm -> {
             final long count = 1L << 20;
             final ExchangeWarmup w = ExchangeWarmup.start(comm, Hints.DEFAULT, cyclic(3, comm.rank(), 256),
-                new double[(int) count], count, Datatype.DOUBLE);
+                new double[(int) count], count, Datatype.DOUBLE, () -> false);
             if (comm.rank() == 1) {
                 throw new IllegalStateException("rank 1 gives up");
             }
@@ -93,7 +93,7 @@ class ExchangeWarmupTest {
             final FileView overlapping = new FileView(0, Datatype.INT, Datatype.hvector(100, 2, 4, Datatype.INT),
                 DataRepresentation.NATIVE);
             final ExchangeWarmup w = ExchangeWarmup.start(comm, Hints.DEFAULT, overlapping, new int[200], 200,
-                Datatype.INT);
+                Datatype.INT, () -> false);
             assertTrue(w.await(60_000));
             assertEquals(0, w.rounds());
             try (Communicator c = comm.dup()) {

@@ -5,8 +5,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.pario.comm.AttributeKey;
@@ -35,10 +33,6 @@ final class CheckpointWarmup {
     /** Where a communicator keeps its exchange warm-up; closing the communicator stops it. */
     private static final AttributeKey<ExchangeWarmup> EXCHANGE = new AttributeKey<>(ExchangeWarmup.class,
         "pario checkpoint exchange warm-up");
-    /** The buffer of all ranks' samples of an exchange warm-up. */
-    private static final long EXCHANGE_BUFFER_BYTES = 32L << 20;
-    /** The exchange warm-ups running in this JVM, to stop when a checkpoint begins. */
-    private static final Set<ExchangeWarmup> EXCHANGES = ConcurrentHashMap.newKeySet();
     /** Once per JVM: warming is idempotent, and a second run would find everything loaded. */
     private static final AtomicBoolean STARTED = new AtomicBoolean();
     /** Set once a checkpoint call has begun in this JVM; the warm-up then stops at its next step. */
@@ -63,12 +57,6 @@ final class CheckpointWarmup {
         if (!checkpointBegun) {
             checkpointBegun = true;
         }
-        if (!EXCHANGES.isEmpty()) {
-            for (final ExchangeWarmup w : EXCHANGES) {
-                w.stop();
-            }
-            EXCHANGES.clear();
-        }
     }
 
     /**
@@ -80,16 +68,10 @@ final class CheckpointWarmup {
         comm.attribute(EXCHANGE, () -> {
             final DistributedArray<?>.Local local = array.local();
             final Datatype el = array.elementType();
-            final long count = Math.min(local.count(), Math.max(1, EXCHANGE_BUFFER_BYTES / comm.size()
-                / Math.max(1, el.extent())));
-            final ExchangeWarmup w = ExchangeWarmup.start(comm, hints, new FileView(0, el, local.filetype(),
-                DataRepresentation.NATIVE), array.element().allocate(count), count, el);
-            EXCHANGES.add(w);
-            if (checkpointBegun) {
-                // a checkpoint has run in this JVM: its code is compiled, the rounds would only take CPU
-                giveWay();
-            }
-            return w;
+            final long count = ExchangeWarmup.sampleCount(comm.size(), el, local.count());
+            // once a checkpoint has begun in this JVM (or had run before), the rounds would only take CPU from it
+            return ExchangeWarmup.start(comm, hints, new FileView(0, el, local.filetype(), DataRepresentation.NATIVE),
+                array.element().allocate(count), count, el, () -> checkpointBegun);
         });
     }
 
