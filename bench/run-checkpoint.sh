@@ -9,8 +9,10 @@
 # previous one, and every read PARIO_BENCH_READ_SETTLE seconds after the page cache was dropped (bench/run-io.sh
 # says why).
 # Usage: bench/run-checkpoint.sh [EDGE] [DIR]   (default: 512 = 1 GiB, in bench/target/checkpoint);
-#        PARIO_BENCH_REPS=N; PARIO_BENCH_PATTERNS="2x2x1 cyclic"; PARIO_BENCH_ROUNDS=R (default 2) rounds in each
-#        Pario job, of which only the last counts for the warm phases (the first checkpoint counts once a job);
+#        PARIO_BENCH_REPS=N; PARIO_BENCH_PATTERNS="2x2x1 cyclic"; PARIO_BENCH_ROUNDS=R (default 3) rounds in each
+#        Pario job, of which all but the first count for the warm phases (the first checkpoint counts once a job;
+#        the job runs each raw phase before its checkpoint phase in odd rounds and after it in even ones, so an odd
+#        R counts as many rounds of either order);
 #        PARIO_BENCH_STACKS="pario hdf5" (default both); PARIO_BENCH_COMPUTE="0 5" runs each Pario job once per
 #        value, the ranks waiting that many seconds (standing for a job's computation) before their first checkpoint
 #        (default 0: right after the JVMs start); a first checkpoint after S > 0 seconds shows as first-after-Ss;
@@ -39,18 +41,18 @@ limit=${PARIO_BENCH_LIMIT:-900}
 reps=${PARIO_BENCH_REPS:-3}
 results="$out/results.txt"
 : > "$results"
-rounds=${PARIO_BENCH_ROUNDS:-2}
+rounds=${PARIO_BENCH_ROUNDS:-3}
 stacks=${PARIO_BENCH_STACKS:-pario hdf5}
 run() { # label compute-seconds prepared(yes/no) command...
     local label=$1 compute=$2 prepared=$3; shift 3
-    # a Pario job's warm phases count in its last round only; its first checkpoint, and HDF5's lines, always; an
-    # unprepared job counts for its first checkpoint only
-    timeout "$limit" "$@" 2>/dev/null | awk -v l="$label" -v last="$rounds" -v c="$compute" -v p="$prepared" '
+    # a Pario job's warm phases count in every round but its first; its first checkpoint, and HDF5's lines, always;
+    # an unprepared job counts for its first checkpoint only
+    timeout "$limit" "$@" 2>/dev/null | awk -v l="$label" -v c="$compute" -v p="$prepared" '
         /^# round / { round = $3 }
         /^[a-z0-9-]+ [a-z0-9x]+ [0-9]+ [0-9.]+ [0-9.]+$/ {
             if ($1 == "first-checkpoint" && c > 0) $1 = "first-after-" c "s"
             if (p == "no") { if ($1 ~ /^first-/) print l, $1 "-unprepared", $2, $3, $4, $5; next }
-            if (l != "Pario" || $1 ~ /^first-/ || round == last) print l, $0 }' >> "$results" || true
+            if (l != "Pario" || $1 ~ /^first-/ || round > 1) print l, $0 }' >> "$results" || true
     rm -f "$dir"/run-checkpoint*
     sleep "$settle"
 }

@@ -29,9 +29,10 @@ import org.pario.io.array.Region;
  * collective write (synced) and read of the same data through the same view, in one job. First the JVM's first
  * checkpoint, before anything else has run (after {@link Checkpoint#prepare}, unless told not to, and {@code
  * computeSeconds} of waiting, standing for the computation a job does before it checkpoints); then rounds of raw
- * write, checkpoint write, raw read, restore on the same ranks, restore on one rank fewer with another
- * distribution, and verify. The page cache is dropped (as root) before every phase that reads, so reads come from
- * the disk. Rank 0 prints a line per phase ({@code PHASE PATTERN RANKS MiB/s SECONDS}), then each phase's median
+ * write and checkpoint write, raw read and restore on the same ranks (each pair raw first in odd rounds and
+ * checkpoint first in even ones, as a phase runs on a disk still settling the one before it), restore on one rank
+ * fewer with another distribution, and verify. The page cache is dropped (as root) before every phase that reads,
+ * so reads come from the disk. Rank 0 prints a line per phase ({@code PHASE PATTERN RANKS MiB/s SECONDS}), then each phase's median
  * and the ratios that matter.
  */
 final class CheckpointBenchmark {
@@ -71,37 +72,48 @@ final class CheckpointBenchmark {
                 if (world.rank() == 0) {
                     System.out.println("# round " + (round + 1));
                 }
-                // into a new file, as a checkpoint writes
-                world.barrier();
-                if (world.rank() == 0) {
-                    Locations.deleteIfExists(raw);
-                }
-                time(world, "raw-write", pattern, total, seconds, false, clock, () -> {
-                    try (ParallelFile f = ParallelFile.open(world, raw, EnumSet.of(Mode.CREATE, Mode.EXCL,
-                        Mode.WRONLY), Hints.of(hints))) {
-                        f.setView(0, Datatype.DOUBLE, array.local().filetype(), DataRepresentation.NATIVE);
-                        f.writeAll(local, local.length, Datatype.DOUBLE);
-                        f.sync();
+                // the disk under a phase still settles the one before it, so each pair runs in both orders
+                final boolean rawFirst = round % 2 == 0;
+                final Runnable rawWrite = () -> {
+                    // into a new file, as a checkpoint writes
+                    world.barrier();
+                    if (world.rank() == 0) {
+                        Locations.deleteIfExists(raw);
                     }
-                    return null;
-                });
-                time(world, "checkpoint-write", pattern, total, seconds, false, clock,
-                    () -> checkpoint.write("field", array, local));
-                Arrays.fill(local, -1);
-                time(world, "raw-read", pattern, total, seconds, true, clock, () -> {
-                    try (ParallelFile f = ParallelFile.open(world, raw, EnumSet.of(Mode.RDONLY), Hints.of(hints))) {
-                        f.setView(0, Datatype.DOUBLE, array.local().filetype(), DataRepresentation.NATIVE);
-                        f.readAll(local, local.length, Datatype.DOUBLE);
-                    }
-                    return null;
-                });
-                check(world, array, local, "the raw read");
-                Arrays.fill(local, -1);
-                time(world, "restore", pattern, total, seconds, true, clock, () -> {
-                    checkpoint.restore("field", array, local);
-                    return null;
-                });
-                check(world, array, local, "the restore");
+                    time(world, "raw-write", pattern, total, seconds, false, clock, () -> {
+                        try (ParallelFile f = ParallelFile.open(world, raw, EnumSet.of(Mode.CREATE, Mode.EXCL,
+                            Mode.WRONLY), Hints.of(hints))) {
+                            f.setView(0, Datatype.DOUBLE, array.local().filetype(), DataRepresentation.NATIVE);
+                            f.writeAll(local, local.length, Datatype.DOUBLE);
+                            f.sync();
+                        }
+                        return null;
+                    });
+                };
+                final Runnable checkpointWrite = () -> time(world, "checkpoint-write", pattern, total, seconds,
+                    false, clock, () -> checkpoint.write("field", array, local));
+                inOrder(rawFirst, rawWrite, checkpointWrite);
+                final Runnable rawRead = () -> {
+                    Arrays.fill(local, -1);
+                    time(world, "raw-read", pattern, total, seconds, true, clock, () -> {
+                        try (ParallelFile f = ParallelFile.open(world, raw, EnumSet.of(Mode.RDONLY),
+                            Hints.of(hints))) {
+                            f.setView(0, Datatype.DOUBLE, array.local().filetype(), DataRepresentation.NATIVE);
+                            f.readAll(local, local.length, Datatype.DOUBLE);
+                        }
+                        return null;
+                    });
+                    check(world, array, local, "the raw read");
+                };
+                final Runnable restore = () -> {
+                    Arrays.fill(local, -1);
+                    time(world, "restore", pattern, total, seconds, true, clock, () -> {
+                        checkpoint.restore("field", array, local);
+                        return null;
+                    });
+                    check(world, array, local, "the restore");
+                };
+                inOrder(rawFirst, rawRead, restore);
                 restoreRegion(world, "restore-region-slab", pattern, n, checkpoint, seconds, clock,
                     Region.of(new long[] {n / 2 - n / 128, 0, 0}, new long[] {Math.max(1, n / 64), n, n}));
                 restoreRegion(world, "restore-region-box", pattern, n, checkpoint, seconds, clock,
@@ -122,6 +134,11 @@ final class CheckpointBenchmark {
                 Locations.deleteIfExists(ckpt);
             }
         }
+    }
+
+    private static void inOrder(final boolean rawFirst, final Runnable raw, final Runnable checkpoint) {
+        (rawFirst ? raw : checkpoint).run();
+        (rawFirst ? checkpoint : raw).run();
     }
 
     /**
