@@ -30,8 +30,9 @@ import org.pario.io.array.Region;
  * checkpoint, before anything else has run (after {@link Checkpoint#prepare}, unless told not to, and {@code
  * computeSeconds} of waiting, standing for the computation a job does before it checkpoints); then rounds of raw
  * write and checkpoint write, raw read and restore on the same ranks (each pair raw first in odd rounds and
- * checkpoint first in even ones, as a phase runs on a disk still settling the one before it), restore on one rank
- * fewer with another distribution, and verify. The page cache is dropped (as root) before every phase that reads,
+ * checkpoint first in even ones, as a phase runs on a disk still settling the one before it), with a raw read of the
+ * checkpoint file's own data after the restore in odd rounds and before it in even ones, restore on one rank fewer
+ * with another distribution, and verify. The page cache is dropped (as root) before every phase that reads,
  * so reads come from the disk. Rank 0 prints a line per phase ({@code PHASE PATTERN RANKS MiB/s SECONDS}), then each phase's median
  * and the ratios that matter.
  */
@@ -113,7 +114,30 @@ final class CheckpointBenchmark {
                     });
                     check(world, array, local, "the restore");
                 };
-                inOrder(rawFirst, rawRead, restore);
+                // the raw read of the checkpoint file's own data: the same bytes on the same disk blocks as the
+                // restore, so that where the two files lie on the disk does not count
+                final Runnable rawReadOfCheckpoint = () -> {
+                    final long dataAt = checkpoint.header(world).array("field").offset();
+                    Arrays.fill(local, -1);
+                    time(world, "raw-read-checkpoint-file", pattern, total, seconds, true, clock, () -> {
+                        try (ParallelFile f = ParallelFile.open(world, ckpt, EnumSet.of(Mode.RDONLY),
+                            Hints.of(hints))) {
+                            f.setView(dataAt, Datatype.DOUBLE, array.local().filetype(), DataRepresentation.NATIVE);
+                            f.readAll(local, local.length, Datatype.DOUBLE);
+                        }
+                        return null;
+                    });
+                    check(world, array, local, "the raw read of the checkpoint file");
+                };
+                if (rawFirst) {
+                    rawRead.run();
+                    restore.run();
+                    rawReadOfCheckpoint.run();
+                } else {
+                    rawReadOfCheckpoint.run();
+                    restore.run();
+                    rawRead.run();
+                }
                 restoreRegion(world, "restore-region-slab", pattern, n, checkpoint, seconds, clock,
                     Region.of(new long[] {n / 2 - n / 128, 0, 0}, new long[] {Math.max(1, n / 64), n, n}));
                 restoreRegion(world, "restore-region-box", pattern, n, checkpoint, seconds, clock,
@@ -273,6 +297,7 @@ final class CheckpointBenchmark {
         }
         ratio(rate, "checkpoint-write", "raw-write");
         ratio(rate, "restore", "raw-read");
+        ratio(rate, "restore", "raw-read-checkpoint-file");
         ratio(rate, "first-checkpoint", "checkpoint-write");
         ratio(rate, "restore-fewer", "restore");
     }

@@ -1,6 +1,7 @@
 package org.pario.io;
 
 import java.nio.ByteBuffer;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.BiConsumer;
@@ -49,6 +50,145 @@ final class Placement {
             }
             at += len * runs;
             c.skipRepeats(runs - 1);
+        }
+    }
+
+    /**
+     * Bytes of a window placed from every rank's piece before the next bytes: the window's cache lines then come into
+     * a core's cache once per tile, not once per rank (with CYCLIC(1), every line of a window holds every rank's
+     * elements), and a tile and the pieces' bytes for it fit a core's 1 MiB second-level cache.
+     */
+    static final long TILE_BYTES = 1 << 18;
+
+    /**
+     * Moves the walks' pieces into (or out of) the window bytes {@code [from, to)} (offsets from the window's start) a
+     * tile at a time, the walks in rank order within each tile, so that where views overlap the highest rank still
+     * wins.
+     */
+    static void placeTiled(final List<Walk> walks, final long from, final long to) {
+        placeTiled(walks, from, to, TILE_BYTES);
+    }
+
+    /** {@link #placeTiled(List, long, long)} with tiles of {@code tile} bytes. */
+    static void placeTiled(final List<Walk> walks, final long from, final long to, final long tile) {
+        for (long edge = Math.min(to, (from / tile + 1) * tile); ; edge = Math.min(to, edge + tile)) {
+            for (final Walk w : walks) {
+                w.placeBelow(edge);
+            }
+            if (edge >= to) {
+                break;
+            }
+        }
+    }
+
+    /**
+     * One rank's piece on its way into a window (a write) or out of it (a read), a tile at a time: the cursor's
+     * regular stretches of runs are cut at tile edges, and a run that crosses an edge is cut too, so that each
+     * window byte is moved in its own tile's pass.
+     */
+    static final class Walk {
+        private final Cursor cursor;
+        /** Window offset of the cursor's offset 0. */
+        private final long shift;
+        private final Memory piece;
+        private final Memory window;
+        private final boolean intoWindow;
+        private final long[] covered;
+        private final StretchMask mask = new StretchMask();
+        /** Where the piece's next byte is. */
+        private long at;
+        private boolean loaded;
+        private boolean ended;
+        /** The current stretch: window offset of its next run, run length, stride, runs left. */
+        private long w;
+        private long len;
+        private long stride;
+        private long runs;
+        /** Bytes of the next run placed already (a run cut at a tile edge). */
+        private long done;
+
+        /**
+         * Rank r's stream bytes {@code [s0, s1)} (view {@code v}), held in {@code piece} from byte {@code from}, for
+         * the window that starts at file byte {@code ws}: into the window, the bytes placed marked in {@code
+         * covered} when given, or out of it.
+         */
+        Walk(final FileView v, final long s0, final long s1, final byte[] piece, final int from,
+             final ByteBuffer window, final long ws, final boolean intoWindow, final long[] covered) {
+            final long fsize = v.filetype().size();
+            this.cursor = s1 <= s0 ? null : v.filetype().cursor((s1 + fsize - 1) / fsize).seek(s0).limit(s1);
+            this.ended = cursor == null;
+            this.shift = v.disp() - ws;
+            this.piece = Memory.of(piece);
+            this.window = Memory.of(window);
+            this.intoWindow = intoWindow;
+            this.covered = covered;
+            this.at = from;
+        }
+
+        /** Places the bytes of the piece that lie below window offset {@code edge}. */
+        void placeBelow(final long edge) {
+            while (true) {
+                if (!loaded) {
+                    if (ended || !cursor.next()) {
+                        ended = true;
+                        return;
+                    }
+                    w = shift + cursor.offset();
+                    len = cursor.length();
+                    runs = cursor.repeats() + 1;
+                    stride = cursor.repeatStride();
+                    cursor.skipRepeats(runs - 1);
+                    done = 0;
+                    loaded = true;
+                }
+                if (done > 0) {
+                    // the rest of a run cut at the last edge
+                    final long n = Math.min(len - done, edge - (w + done));
+                    if (n <= 0) {
+                        return;
+                    }
+                    copy(w + done, n, 0, 1);
+                    done += n;
+                    if (done < len) {
+                        return;
+                    }
+                    done = 0;
+                    w += stride;
+                    loaded = --runs > 0;
+                    continue;
+                }
+                if (w >= edge) {
+                    return;
+                }
+                final long whole = edge - w < len ? 0 : runs == 1 ? 1 : Math.min(runs, (edge - w - len) / stride + 1);
+                if (whole > 0) {
+                    copy(w, len, stride, whole);
+                    runs -= whole;
+                    w += whole * stride;
+                    if (runs == 0) {
+                        loaded = false;
+                        continue;
+                    }
+                }
+                if (w < edge) {
+                    // the next run crosses the edge
+                    done = edge - w;
+                    copy(w, done, 0, 1);
+                }
+                return;
+            }
+        }
+
+        private void copy(final long windowAt, final long runBytes, final long runStride, final long count) {
+            if (!intoWindow) {
+                Memory.copyRuns(window, windowAt, runStride, piece, at, runBytes, runBytes, count);
+            } else {
+                Memory.copyRuns(piece, at, runBytes, window, windowAt, runStride, runBytes, count);
+            }
+            if (covered != null) {
+                mask.markRuns(covered, (int) windowAt, (int) runBytes, (int) runStride, count);
+            }
+            at += runBytes * count;
         }
     }
 

@@ -5,6 +5,9 @@ import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 
 import org.pario.comm.Communicator;
 import org.pario.comm.Op;
@@ -27,6 +30,15 @@ import org.pario.io.storage.Storage;
 final class InFlightChecksums {
     /** Added to a chunk's byte count to mark it unsure; far above any chunk, far below overflow with many ranks. */
     private static final long UNSURE = 1L << 40;
+
+    /** How much of a large read is read before its bytes are summed, while the rest is read. */
+    static final int READ_SLICE_BYTES = 4 << 20;
+    /** The threads that sum large reads and writes beside the storage: daemons, made as needed. */
+    private static final ExecutorService SUMMING = Executors.newCachedThreadPool(r -> {
+        final Thread t = new Thread(r, "pario-checksums");
+        t.setDaemon(true);
+        return t;
+    });
 
     private final List<StoredArray> arrays;
     private final long chunk;
@@ -164,24 +176,70 @@ final class InFlightChecksums {
         @Override
         public long read(final long position, final ByteBuffer dst) throws IOException {
             final int from = dst.position();
-            final long n = inner.read(position, dst);
             if (writing) {
+                final long n = inner.read(position, dst);
                 // bytes read while writing are written back with others': a read-modify-write
                 unsure(position, position + Math.max(n, dst.position() - from));
-            } else if (n > 0) {
-                add(position, dst.duplicate().position(from).limit(from + (int) n));
+                return n;
+            }
+            final int end = dst.limit();
+            if (end - from <= READ_SLICE_BYTES) {
+                final long n = inner.read(position, dst);
+                if (n > 0) {
+                    add(position, dst.duplicate().position(from).limit(from + (int) n));
+                }
+                return n;
+            }
+            // a large read goes in slices, each summed on another thread while the next is read, so that summing
+            // does not hold up the storage (a collective read asks for the next window only once this one is in)
+            long n = 0;
+            CompletableFuture<Void> summed = CompletableFuture.completedFuture(null);
+            try {
+                while (from + n < end) {
+                    final int at = from + (int) n;
+                    // slices end on file offsets that are multiples of their size, as aligned as the read itself
+                    final long slice = READ_SLICE_BYTES - Math.floorMod(position + n, (long) READ_SLICE_BYTES);
+                    final int sliceEnd = (int) Math.min(end, at + slice);
+                    dst.position(at).limit(sliceEnd);
+                    final long got = inner.read(position + n, dst);
+                    if (got <= 0) {
+                        break;
+                    }
+                    final long filePosition = position + n;
+                    final ByteBuffer bytes = dst.duplicate().position(at).limit(at + (int) got);
+                    summed = summed.thenRunAsync(() -> add(filePosition, bytes), SUMMING);
+                    n += got;
+                    if (got < sliceEnd - at) {
+                        break; // the end of the file
+                    }
+                }
+            } finally {
+                dst.limit(end).position(from + (int) n);
+                summed.join();
             }
             return n;
         }
 
         @Override
         public void write(final long position, final ByteBuffer src) throws IOException {
-            if (writing) {
-                add(position, src);
-            } else {
+            if (!writing) {
                 unsure(position, position + src.remaining());
+                inner.write(position, src);
+                return;
             }
-            inner.write(position, src);
+            if (src.remaining() < READ_SLICE_BYTES) {
+                add(position, src);
+                inner.write(position, src);
+                return;
+            }
+            // summed on another thread while the storage takes the bytes, which stay as they are until both are done
+            final ByteBuffer bytes = src.duplicate();
+            final CompletableFuture<Void> summed = CompletableFuture.runAsync(() -> add(position, bytes), SUMMING);
+            try {
+                inner.write(position, src);
+            } finally {
+                summed.join();
+            }
         }
 
         @Override

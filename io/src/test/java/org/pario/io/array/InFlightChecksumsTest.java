@@ -9,7 +9,9 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.zip.CRC32C;
 
 import org.junit.jupiter.api.Test;
@@ -19,7 +21,10 @@ import org.pario.ParioException;
 import org.pario.comm.Communicator;
 import org.pario.comm.LocalCluster;
 import org.pario.datatypes.Datatype;
+import org.pario.datatypes.Order;
 import org.pario.io.Hints;
+import org.pario.io.storage.LocalStorage;
+import org.pario.io.storage.Storage;
 
 /**
  * Checksums computed as the bytes pass equal the checksums of the file's bytes, whatever path the bytes took
@@ -148,5 +153,85 @@ class InFlightChecksumsTest {
         }
         assertThrows(ParioException.class, () -> LocalCluster.run(2, (Communicator comm) ->
             Checkpoint.at(file).verify(comm)));
+    }
+
+    /**
+     * Windows larger than a read slice ({@link InFlightChecksums#READ_SLICE_BYTES}) are written with their sums
+     * computed beside the write and read a slice at a time, each summed while the next is read: the sums still equal
+     * the file's, a clean restore passes, and a damaged byte in a later slice still fails the restore.
+     */
+    @Test
+    void windowsLargerThanASliceAreSummedExactly() throws Exception {
+        final long[] shape = {200, 128, 64}; // 12.5 MiB: 13 chunks, the last one short
+        final Path file = dir.resolve("large.ckpt");
+        LocalCluster.run(4, comm -> {
+            final DistributedArray<double[]> field = DistributedArray.of(comm, Element.DOUBLE, shape, Dist.block(),
+                Dist.cyclic(), Dist.none());
+            final double[] v = field.allocate();
+            for (int i = 0; i < v.length; i++) {
+                v[i] = field.local().globalLinear(i) * 0.5 - 3;
+            }
+            Checkpoint.at(file).write("field", field, v);
+        });
+        final CheckpointHeader h = Checkpoint.at(file).header();
+        final StoredArray a = h.array("field");
+        assertEquals(13, a.chunks());
+        assertArrayEquals(fromFile(file, a, h.chunkBytes()), a.crc32c());
+        LocalCluster.run(3, comm -> {
+            final DistributedArray<double[]> field = DistributedArray.of(comm, Element.DOUBLE, shape, Dist.none(),
+                Dist.cyclic(), Dist.block());
+            final double[] back = Checkpoint.at(file).restore("field", field);
+            for (int i = 0; i < back.length; i++) {
+                assertEquals(field.local().globalLinear(i) * 0.5 - 3, back[i], 0.0);
+            }
+        });
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            final ByteBuffer one = ByteBuffer.allocate(1);
+            ch.read(one, a.offset() + 9 * (1L << 20) + 777);
+            one.put(0, (byte) (one.get(0) ^ 0x10)).clear();
+            ch.write(one, a.offset() + 9 * (1L << 20) + 777);
+        }
+        final ParioException e = assertThrows(ParioException.class, () -> LocalCluster.run(2, comm -> {
+            final DistributedArray<double[]> field = DistributedArray.of(comm, Element.DOUBLE, shape, Dist.block(),
+                Dist.none(), Dist.none());
+            Checkpoint.at(file).restore("field", field);
+        }));
+        assertTrue(e.getMessage().contains("array 'field' is damaged in chunk 9,"), e.getMessage());
+    }
+
+    /**
+     * The decorator itself: one write and one read of 10.5 MiB, from and to offsets that are not multiples of a
+     * slice, the read running into the end of the file, give every chunk's exact sum, none left unsure.
+     */
+    @Test
+    void largeAccessesThroughTheDecoratorSumEveryChunkOnce() throws Exception {
+        final long chunk = 1 << 20;
+        final long offset = 4096 + 24;
+        final long bytes = 10 * chunk + chunk / 2;
+        final StoredArray a = new StoredArray("a", new long[] {bytes / 8}, Datatype.DOUBLE, Order.C,
+            List.of(Dist.block()), new long[] {1}, Attributes.builder().build(), offset, bytes, new long[11]);
+        final byte[] data = new byte[(int) bytes];
+        new java.util.Random(50).nextBytes(data);
+        final Path file = dir.resolve("decorated.bin");
+        final InFlightChecksums written = InFlightChecksums.ofWrites(List.of(a), chunk, 0);
+        try (Storage s = written.watching(new LocalStorage(file, Set.of(StandardOpenOption.CREATE,
+            StandardOpenOption.READ, StandardOpenOption.WRITE)))) {
+            s.write(offset, ByteBuffer.wrap(data));
+        }
+        final long[] expected = fromFile(file, a, chunk);
+        final InFlightChecksums read = InFlightChecksums.ofReads(a, chunk);
+        final ByteBuffer back = ByteBuffer.allocateDirect((int) bytes + 5000);
+        try (Storage s = read.watching(new LocalStorage(file, Set.of(StandardOpenOption.READ)))) {
+            assertEquals(bytes, s.read(offset, back));
+        }
+        assertEquals(bytes, back.position());
+        back.flip();
+        final byte[] got = new byte[(int) bytes];
+        back.get(got);
+        assertArrayEquals(data, got);
+        LocalCluster.run(1, comm -> {
+            assertArrayEquals(expected, written.joined(comm)[0], "sums of the write");
+            assertArrayEquals(expected, read.joined(comm)[0], "sums of the read");
+        });
     }
 }
