@@ -92,8 +92,9 @@ awk '
         }
         for (q = 1; q <= npat; q++) {
             p = pats[q]
-            printf "%s: checkpoint/raw write %.2f, restore/raw read %.2f, first/warm checkpoint %.2f, restore on 3/restore on 4 %.2f\n", p,
+            printf "%s: checkpoint/raw write %.2f, restore/raw read %.2f (of the checkpoint file itself %.2f), first/warm checkpoint %.2f, restore on 3/restore on 4 %.2f\n", p,
                 m["checkpoint-write " p] / m["raw-write " p], m["restore " p] / m["raw-read " p],
+                m["restore " p] / m["raw-read-checkpoint-file " p],
                 m["first-checkpoint " p] / m["checkpoint-write " p], m["restore-fewer " p] / m["restore " p]
             for (key in m) if (key ~ /^first-after-/ && index(key, " " p) > 0) { split(key, f, " ")
                 printf "%s: %s/warm checkpoint %.2f\n", p, f[1], m[key] / m["checkpoint-write " p] }

@@ -18,8 +18,8 @@ import org.pario.datatypes.Packer;
 
 /**
  * The rounds of a two-phase collective read: each aggregator reads its round window (the next one read ahead while
- * this one is sent), cuts it into every rank's piece with the ranks' filetype cursors, a tile at a time, and sends
- * them; the rank unpacks its pieces into its memory.
+ * this one is sent), cuts it into each rank's piece with the rank's filetype cursor, and sends it; the rank unpacks
+ * its pieces into its memory.
  */
 final class ReadRounds {
     private ReadRounds() {
@@ -77,26 +77,16 @@ final class ReadRounds {
                     final long ws = plan.windowStart(c.aggregatorIndex(), round);
                     final long we = plan.windowEnd(c.aggregatorIndex(), round);
                     final ByteBuffer window = c.buffers().window(slot, ws, c.windowBytes());
-                    final long[][] p = new long[n][];
-                    long sent = 0;
                     for (int r = 0; r < n; r++) {
-                        p[r] = clip(c.piece(plan, r, ws, we), limits[r]);
-                        sent += r == me ? 0 : p[r][1] - p[r][0];
-                    }
-                    if (sent <= c.windowBytes()) {
-                        failure = cutTiled(c, p, own, window, ws, we, sent, failure);
-                    } else {
-                        // views that overlap: each piece cut out whole and sent before the next, in one buffer
-                        for (int r = 0; r < n; r++) {
-                            final int len = (int) (p[r][1] - p[r][0]);
-                            if (len > 0) {
-                                final byte[] out = r == me ? own : c.buffers().outgoing(len);
-                                if (failure == null) {
-                                    Placement.place(c.view(r), p[r][0], p[r][1], out, 0, window, ws, false, null);
-                                }
-                                if (r != me) {
-                                    c.comm().send(out, len, Datatype.BYTE, r, TwoPhase.TAG_READ);
-                                }
+                        final long[] p = clip(c.piece(plan, r, ws, we), limits[r]);
+                        final int len = (int) (p[1] - p[0]);
+                        if (len > 0) {
+                            final byte[] out = r == me ? own : c.buffers().outgoing(len);
+                            if (failure == null) {
+                                Placement.place(c.view(r), p[0], p[1], out, 0, window, ws, false, null);
+                            }
+                            if (r != me) {
+                                c.comm().send(out, len, Datatype.BYTE, r, TwoPhase.TAG_READ);
                             }
                         }
                     }
@@ -122,63 +112,6 @@ final class ReadRounds {
             WriteRounds.quietly(pending);
         }
         return Math.max(0, limits[me] - plan.starts[me]);
-    }
-
-    /**
-     * Cuts every rank's piece out of an aggregator's window a tile at a time ({@link Placement#TILE_BYTES}), the
-     * upper part of a large window by a second thread, into one buffer where the pieces for other ranks lie one
-     * after another, and sends them. Every piece is sent, whatever happened, so that no rank waits.
-     *
-     * @param p    each rank's stream range in the window
-     * @param own  where this rank's own piece goes
-     * @param sent the bytes of the other ranks' pieces, at most a window's
-     * @return the first failure, old or new
-     */
-    private static Throwable cutTiled(final RoundContext c, final long[][] p, final byte[] own, final ByteBuffer window,
-                                      final long ws, final long we, final long sent, final Throwable failed) {
-        final int me = c.comm().rank();
-        final int n = p.length;
-        Throwable failure = failed;
-        final byte[] pieces = c.buffers().outgoing((int) sent);
-        final int[] at = new int[n];
-        final long split = Placement.placingSplit(we - ws);
-        final List<Placement.Walk> lower = new ArrayList<>();
-        final List<Placement.Walk> upper = new ArrayList<>();
-        int next = 0;
-        for (int r = 0; r < n; r++) {
-            final int len = (int) (p[r][1] - p[r][0]);
-            if (len == 0) {
-                continue;
-            }
-            final byte[] out = r == me ? own : pieces;
-            at[r] = r == me ? 0 : next;
-            next += r == me ? 0 : len;
-            final FileView view = c.view(r);
-            final long sm = split > 0 ? TwoPhasePlan.streamAt(view, p[r][0], p[r][1], ws + split) : p[r][1];
-            lower.add(new Placement.Walk(view, p[r][0], sm, out, at[r], window, ws, false, null));
-            if (sm < p[r][1]) {
-                upper.add(new Placement.Walk(view, sm, p[r][1], out, at[r] + (int) (sm - p[r][0]), window, ws, false,
-                    null));
-            }
-        }
-        if (failure == null) {
-            final CompletableFuture<Void> upperPart = upper.isEmpty() ? CompletableFuture.completedFuture(null)
-                : CompletableFuture.runAsync(() -> Placement.placeTiled(upper, split, we - ws), c.storageIo());
-            try {
-                Placement.placeTiled(lower, 0, split > 0 ? split : we - ws);
-            } catch (RuntimeException e) {
-                failure = e;
-            } finally {
-                failure = Placement.placed(upperPart, failure);
-            }
-        }
-        for (int r = 0; r < n; r++) {
-            final int len = (int) (p[r][1] - p[r][0]);
-            if (len > 0 && r != me) {
-                c.comm().send(ByteBuffer.wrap(pieces, at[r], len).slice(), len, Datatype.BYTE, r, TwoPhase.TAG_READ);
-            }
-        }
-        return failure;
     }
 
     /** The bytes of an aggregator's round window a read needs: from its first to its last wanted byte. */

@@ -16,10 +16,7 @@ final class RoundBuffers {
     private final int ranks;
     private final int aggregators;
     private final Storage storage;
-    /**
-     * Where outgoing pieces are packed: a rank's pieces of a write one at a time (sends copy their data out before
-     * they return), an aggregator's pieces of a read round one after another.
-     */
+    /** Where outgoing pieces are packed: sends copy their data out before they return, so one buffer serves all. */
     private byte[] outgoing = new byte[0];
     /** Per round parity and rank, the aggregator's buffer for that rank's pieces. */
     private byte[][][] incoming;

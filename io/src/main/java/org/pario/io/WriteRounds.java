@@ -30,10 +30,10 @@ final class WriteRounds {
     /**
      * The rounds of a collective write, pipelined: every rank sends its pieces of round i + 1 before the agreement
      * that ends round i, and an aggregator posts its receives for round i + 1 before it places round i, so the other
-     * ranks pack and send the next round while it assembles this one; once a round's pieces are in, it places them a
-     * tile of the window at a time (in rank order within a tile, so that where views overlap the highest rank still
-     * wins). Nothing is written before its round's agreement; after a failed agreement the aggregator still takes in
-     * the pieces of the next round, which every rank has sent, so that none is left for a later call to receive.
+     * ranks pack and send the next round while it assembles this one, and it places each rank's piece as soon as that
+     * has arrived (in rank order, so that where views overlap the highest rank still wins). Nothing is written before
+     * its round's agreement; after a failed agreement the aggregator still takes in the pieces of the next round,
+     * which every rank has sent, so that none is left for a later call to receive.
      */
     static long write(final RoundContext c, final TwoPhasePlan plan, final FileView v, final Memory m,
                       final long count, final Datatype type, final DataRepresentation rep) {
@@ -66,41 +66,35 @@ final class WriteRounds {
                     final long[] covered = new long[(int) ((we - ws + 63) >>> 6)];
                     long first = Long.MAX_VALUE;
                     long last = Long.MIN_VALUE;
-                    // every piece is in before any is placed: the window is placed a tile at a time across all of
-                    // them (Placement.TILE_BYTES), the ranks in increasing order within a tile, so where views of
-                    // different ranks overlap the highest rank wins; the upper part of a large window is placed by a
-                    // second thread, on its own words of the covered bits
-                    for (int r = 0; r < n; r++) {
-                        if (now.data[r] != null) {
-                            failure = now.await(r, failure);
-                        }
-                    }
+                    // ranks in increasing order: where views of different ranks overlap, the highest rank wins; the
+                    // upper part of the window is placed by a second thread, in the same order, so that each byte
+                    // still gets the highest rank's value
                     final long split = Placement.placingSplit(we - ws);
-                    final List<Placement.Walk> lower = new ArrayList<>();
-                    final List<Placement.Walk> upper = new ArrayList<>();
-                    for (int r = 0; r < n; r++) {
-                        if (now.data[r] == null) {
-                            continue;
-                        }
-                        final FileView view = c.view(r);
-                        final long s0 = now.pieces[r][0];
-                        final long s1 = now.pieces[r][1];
-                        final long sm = split > 0 ? TwoPhasePlan.streamAt(view, s0, s1, ws + split) : s1;
-                        lower.add(new Placement.Walk(view, s0, sm, now.data[r], 0, window, ws, true, covered));
-                        if (sm < s1) {
-                            upper.add(new Placement.Walk(view, sm, s1, now.data[r], (int) (sm - s0), window, ws,
-                                true, covered));
-                        }
-                        first = Math.min(first, TwoPhasePlan.fileOffsetOf(view, s0));
-                        last = Math.max(last, TwoPhasePlan.fileOffsetOf(view, s1 - 1) + 1);
-                    }
-                    final CompletableFuture<Void> upperPart = upper.isEmpty() ? CompletableFuture.completedFuture(null)
-                        : CompletableFuture.runAsync(() -> Placement.placeTiled(upper, split, we - ws), c.storageIo());
+                    // each rank's upper part is chained after the previous rank's, so they are placed in rank order
+                    CompletableFuture<Void> upper = CompletableFuture.completedFuture(null);
                     // the second thread must be done with the window before anything else touches it, even on a throw
                     try {
-                        Placement.placeTiled(lower, 0, split > 0 ? split : we - ws);
+                        for (int r = 0; r < n; r++) {
+                            if (now.data[r] == null) {
+                                continue;
+                            }
+                            failure = now.await(r, failure);
+                            final FileView view = c.view(r);
+                            final long s0 = now.pieces[r][0];
+                            final long s1 = now.pieces[r][1];
+                            final long sm = split > 0 ? TwoPhasePlan.streamAt(view, s0, s1, ws + split) : s1;
+                            final byte[] data = now.data[r];
+                            final ByteBuffer into = window;
+                            if (sm < s1) {
+                                upper = upper.thenRunAsync(() -> Placement.place(view, sm, s1, data,
+                                    (int) (sm - s0), into, ws, true, covered), c.storageIo());
+                            }
+                            Placement.place(view, s0, sm, data, 0, into, ws, true, covered);
+                            first = Math.min(first, TwoPhasePlan.fileOffsetOf(view, s0));
+                            last = Math.max(last, TwoPhasePlan.fileOffsetOf(view, s1 - 1) + 1);
+                        }
                     } finally {
-                        failure = Placement.placed(upperPart, failure);
+                        failure = Placement.placed(upper, failure);
                     }
                     writeFrom = first;
                     writeLength = (int) (last - first);
