@@ -32,9 +32,9 @@ import org.pario.io.array.Region;
  * write and checkpoint write, raw read and restore on the same ranks (each pair raw first in odd rounds and
  * checkpoint first in even ones, as a phase runs on a disk still settling the one before it), with a raw read of the
  * checkpoint file's own data after the restore in odd rounds and before it in even ones, restore on one rank fewer
- * with another distribution, and verify. The page cache is dropped (as root) before every phase that reads,
- * so reads come from the disk. Rank 0 prints a line per phase ({@code PHASE PATTERN RANKS MiB/s SECONDS}), then each phase's median
- * and the ratios that matter.
+ * with another distribution, and verify. The page cache is dropped (as root) before every phase that reads, so
+ * reads come from the disk. Rank 0 prints a line per phase ({@code PHASE PATTERN RANKS MiB/s SECONDS}), then each
+ * phase's median and the ratios that matter.
  */
 final class CheckpointBenchmark {
     private CheckpointBenchmark() {
@@ -94,18 +94,8 @@ final class CheckpointBenchmark {
                 final Runnable checkpointWrite = () -> time(world, "checkpoint-write", pattern, total, seconds,
                     false, clock, () -> checkpoint.write("field", array, local));
                 inOrder(rawFirst, rawWrite, checkpointWrite);
-                final Runnable rawRead = () -> {
-                    Arrays.fill(local, -1);
-                    time(world, "raw-read", pattern, total, seconds, true, clock, () -> {
-                        try (ParallelFile f = ParallelFile.open(world, raw, EnumSet.of(Mode.RDONLY),
-                            Hints.of(hints))) {
-                            f.setView(0, Datatype.DOUBLE, array.local().filetype(), DataRepresentation.NATIVE);
-                            f.readAll(local, local.length, Datatype.DOUBLE);
-                        }
-                        return null;
-                    });
-                    check(world, array, local, "the raw read");
-                };
+                final Runnable rawRead = () -> rawRead(world, "raw-read", pattern, raw, 0, array, local, hints,
+                    total, seconds, clock);
                 final Runnable restore = () -> {
                     Arrays.fill(local, -1);
                     time(world, "restore", pattern, total, seconds, true, clock, () -> {
@@ -116,19 +106,8 @@ final class CheckpointBenchmark {
                 };
                 // the raw read of the checkpoint file's own data: the same bytes on the same disk blocks as the
                 // restore, so that where the two files lie on the disk does not count
-                final Runnable rawReadOfCheckpoint = () -> {
-                    final long dataAt = checkpoint.header(world).array("field").offset();
-                    Arrays.fill(local, -1);
-                    time(world, "raw-read-checkpoint-file", pattern, total, seconds, true, clock, () -> {
-                        try (ParallelFile f = ParallelFile.open(world, ckpt, EnumSet.of(Mode.RDONLY),
-                            Hints.of(hints))) {
-                            f.setView(dataAt, Datatype.DOUBLE, array.local().filetype(), DataRepresentation.NATIVE);
-                            f.readAll(local, local.length, Datatype.DOUBLE);
-                        }
-                        return null;
-                    });
-                    check(world, array, local, "the raw read of the checkpoint file");
-                };
+                final Runnable rawReadOfCheckpoint = () -> rawRead(world, "raw-read-checkpoint-file", pattern, ckpt,
+                    checkpoint.header(world).array("field").offset(), array, local, hints, total, seconds, clock);
                 if (rawFirst) {
                     rawRead.run();
                     restore.run();
@@ -158,6 +137,22 @@ final class CheckpointBenchmark {
                 Locations.deleteIfExists(ckpt);
             }
         }
+    }
+
+    /** Reads the array raw, from file byte {@code disp} on, through its view, timed as {@code phase}, and checks it. */
+    private static void rawRead(final Communicator world, final String phase, final String pattern, final String file,
+                                final long disp, final DistributedArray<double[]> array, final double[] local,
+                                final Map<String, String> hints, final long total,
+                                final Map<String, List<Double>> seconds, final PhaseClock clock) {
+        Arrays.fill(local, -1);
+        time(world, phase, pattern, total, seconds, true, clock, () -> {
+            try (ParallelFile f = ParallelFile.open(world, file, EnumSet.of(Mode.RDONLY), Hints.of(hints))) {
+                f.setView(disp, Datatype.DOUBLE, array.local().filetype(), DataRepresentation.NATIVE);
+                f.readAll(local, local.length, Datatype.DOUBLE);
+            }
+            return null;
+        });
+        check(world, array, local, "the " + phase);
     }
 
     private static void inOrder(final boolean rawFirst, final Runnable raw, final Runnable checkpoint) {

@@ -25,9 +25,9 @@ import org.pario.io.storage.Storage;
  *
  * <p>Rounds grow from 1 MiB of all ranks' data to 32 MiB, 256 MiB in all, each written and read back. Each round
  * starts with the ranks agreeing whether to go on: {@link #stop()} or the stop condition on any rank ends the
- * warm-up on all of them at the next round, so a round in flight is all a collective call that comes sooner shares the cores with. The
- * first rounds are small for that reason. A failure (a rank gone) ends it quietly on every rank; the application's
- * own calls meet the same failure and report it.
+ * warm-up on all of them at the next round, so a round in flight is all a collective call that comes sooner shares
+ * the cores with. The first rounds are small for that reason. A failure (a rank gone) ends it quietly on every
+ * rank; the application's own calls meet the same failure and report it.
  */
 public final class ExchangeWarmup implements AutoCloseable {
     /** All ranks' stream bytes in the first round; each round doubles it up to {@link #ROUND_BYTES}. */

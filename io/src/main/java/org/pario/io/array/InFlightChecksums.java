@@ -31,8 +31,11 @@ final class InFlightChecksums {
     /** Added to a chunk's byte count to mark it unsure; far above any chunk, far below overflow with many ranks. */
     private static final long UNSURE = 1L << 40;
 
-    /** How much of a large read is read before its bytes are summed, while the rest is read. */
-    static final int READ_SLICE_BYTES = 4 << 20;
+    /**
+     * From this size on, a write is summed on another thread while the storage takes it, and a read goes in slices
+     * of this size, each summed while the next is read.
+     */
+    static final int SLICE_BYTES = 4 << 20;
     /** The threads that sum large reads and writes beside the storage: daemons, made as needed. */
     private static final ExecutorService SUMMING = Executors.newCachedThreadPool(r -> {
         final Thread t = new Thread(r, "pario-checksums");
@@ -183,7 +186,7 @@ final class InFlightChecksums {
                 return n;
             }
             final int end = dst.limit();
-            if (end - from <= READ_SLICE_BYTES) {
+            if (end - from <= SLICE_BYTES) {
                 final long n = inner.read(position, dst);
                 if (n > 0) {
                     add(position, dst.duplicate().position(from).limit(from + (int) n));
@@ -198,7 +201,7 @@ final class InFlightChecksums {
                 while (from + n < end) {
                     final int at = from + (int) n;
                     // slices end on file offsets that are multiples of their size, as aligned as the read itself
-                    final long slice = READ_SLICE_BYTES - Math.floorMod(position + n, (long) READ_SLICE_BYTES);
+                    final long slice = SLICE_BYTES - Math.floorMod(position + n, (long) SLICE_BYTES);
                     final int sliceEnd = (int) Math.min(end, at + slice);
                     dst.position(at).limit(sliceEnd);
                     final long got = inner.read(position + n, dst);
@@ -227,7 +230,7 @@ final class InFlightChecksums {
                 inner.write(position, src);
                 return;
             }
-            if (src.remaining() < READ_SLICE_BYTES) {
+            if (src.remaining() < SLICE_BYTES) {
                 add(position, src);
                 inner.write(position, src);
                 return;

@@ -156,7 +156,7 @@ class InFlightChecksumsTest {
     }
 
     /**
-     * Windows larger than a read slice ({@link InFlightChecksums#READ_SLICE_BYTES}) are written with their sums
+     * Windows larger than a read slice ({@link InFlightChecksums#SLICE_BYTES}) are written with their sums
      * computed beside the write and read a slice at a time, each summed while the next is read: the sums still equal
      * the file's, a clean restore passes, and a damaged byte in a later slice still fails the restore.
      */
