@@ -2,6 +2,9 @@ package org.pario.io;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.ArrayDeque;
+import java.util.Arrays;
+import java.util.Iterator;
 
 import org.pario.io.storage.DirectBuffers;
 import org.pario.io.storage.Storage;
@@ -9,13 +12,31 @@ import org.pario.io.storage.Storage;
 /**
  * The buffers of one file's two-phase calls, kept from call to call and grown as needed: where a rank packs its
  * outgoing pieces, where an aggregator receives pieces (one set per round parity, since a pipelined write places
- * one round while the next arrives), where a rank receives its pieces of a read, and the aggregator's two round
- * windows. Used by the rank's own thread only.
+ * one round while the next arrives), where a rank receives its pieces of a read, the aggregator's two round windows
+ * and the mask of the window bytes a round placed. Used by the rank's own thread only.
+ *
+ * <p>A closed file hands its buffers on to the next file the JVM opens with the same ranks and aggregators, the
+ * same storage kind and the same role for the rank ({@link #forFile}, {@link #release}). An aggregator's buffers are
+ * tens of MiB; made anew for every file, they filled the young generation with a file's worth of garbage, and the
+ * collections that followed copied the live ones into memory the JVM had not touched before, a page fault per page.
+ * Where a fault is dear (a virtual machine; {@code bench/c/first_touch.c} measures it) that was a third of a
+ * CYCLIC(1) checkpoint's write (docs/benchmarks.md, "Checkpoints"). The JVM keeps at most {@link #KEPT} released
+ * sets, the most recent ({@code -Dpario.io.keptRoundBuffers=N}, 0 for none): one per rank of a JVM that runs a few
+ * ranks as threads.
  */
 final class RoundBuffers {
+    /** How many released sets the JVM keeps for later files. */
+    static final int KEPT = Integer.getInteger("pario.io.keptRoundBuffers", 4);
+    /** Released sets, most recent first. */
+    private static final ArrayDeque<RoundBuffers> IDLE = new ArrayDeque<>();
+
     private final int ranks;
     private final int aggregators;
-    private final Storage storage;
+    /** Whether the rank is one of the aggregators, whose buffers are the large ones. */
+    private final boolean aggregator;
+    private final boolean direct;
+    /** What window addresses are congruent to their file offsets modulo: the storage's block, as a power of two. */
+    private final int block;
     /** Where outgoing pieces are packed: sends copy their data out before they return, so one buffer serves all. */
     private byte[] outgoing = new byte[0];
     /** Per round parity and rank, the aggregator's buffer for that rank's pieces. */
@@ -24,11 +45,57 @@ final class RoundBuffers {
     private byte[][] readBuffers;
     /** The two round windows of an aggregator, a spare block at the front of each (see {@link #window}). */
     private ByteBuffer[] windows;
+    /** One bit per window byte: which bytes a write round placed. */
+    private long[] covered = new long[0];
 
-    RoundBuffers(final int ranks, final int aggregators, final Storage storage) {
+    private RoundBuffers(final int ranks, final int aggregators, final boolean aggregator, final boolean direct,
+                         final int block) {
         this.ranks = ranks;
         this.aggregators = aggregators;
-        this.storage = storage;
+        this.aggregator = aggregator;
+        this.direct = direct;
+        this.block = block;
+    }
+
+    /**
+     * @param ranks       the file's ranks
+     * @param aggregators how many of them aggregate
+     * @param aggregator  whether this rank is one of them
+     * @param storage     the file's storage
+     * @return the buffers for a file's two-phase calls: a set a closed file released for the same ranks,
+     *     aggregators, role and storage kind where the JVM keeps one, otherwise a new, empty one
+     */
+    static RoundBuffers forFile(final int ranks, final int aggregators, final boolean aggregator,
+                                final Storage storage) {
+        final boolean direct = storage.prefersDirectBuffers();
+        final int block = Chunks.alignment(storage.preferredBlockSize());
+        synchronized (IDLE) {
+            for (final Iterator<RoundBuffers> it = IDLE.iterator(); it.hasNext(); ) {
+                final RoundBuffers b = it.next();
+                if (b.ranks == ranks && b.aggregators == aggregators && b.aggregator == aggregator
+                    && b.direct == direct && b.block == block) {
+                    it.remove();
+                    return b;
+                }
+            }
+        }
+        return new RoundBuffers(ranks, aggregators, aggregator, direct, block);
+    }
+
+    /**
+     * Hands these buffers on to a later file. The caller must not use them again, and nothing may still be reading
+     * or writing them.
+     */
+    void release() {
+        if (KEPT <= 0) {
+            return;
+        }
+        synchronized (IDLE) {
+            IDLE.addFirst(this);
+            while (IDLE.size() > KEPT) {
+                IDLE.removeLast();
+            }
+        }
     }
 
     byte[] outgoing(final int len) {
@@ -78,12 +145,23 @@ final class RoundBuffers {
         if (windows == null) {
             windows = new ByteBuffer[2];
         }
-        final int block = Chunks.alignment(storage.preferredBlockSize());
-        if (windows[which] == null) {
-            final int span = Math.addExact(size, block);
-            windows[which] = storage.prefersDirectBuffers() ? DirectBuffers.allocate(span, block)
-                : ByteBuffer.allocate(span);
+        final int span = Math.addExact(size, block);
+        if (windows[which] == null || windows[which].capacity() < span) {
+            windows[which] = direct ? DirectBuffers.allocate(span, block) : ByteBuffer.allocate(span);
         }
         return windows[which].slice((int) Math.floorMod(ws, (long) block), size).order(ByteOrder.nativeOrder());
+    }
+
+    /**
+     * @param longs the mask's length in longs: one bit per byte of the round's window
+     * @return the mask of the bytes a write round placed, all clear in its first {@code longs} longs
+     */
+    long[] covered(final int longs) {
+        if (covered.length < longs) {
+            covered = new long[longs];
+        } else {
+            Arrays.fill(covered, 0, longs, 0L);
+        }
+        return covered;
     }
 }

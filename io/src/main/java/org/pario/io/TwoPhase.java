@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 
 import org.pario.ErrorCategory;
 import org.pario.ParioException;
@@ -38,6 +39,8 @@ final class TwoPhase {
      * Threads that write and read this file's aggregator windows in the background, and place their upper halves;
      * daemons, made as needed and gone with the file.
      */
+    /** How long closing waits for this file's background threads before it gives up its buffers for good. */
+    private static final long RELEASE_WAIT_SECONDS = 1;
     private final ExecutorService storageIo = Executors.newCachedThreadPool(r -> {
         final Thread t = new Thread(r, "pario-two-phase-io");
         t.setDaemon(true);
@@ -70,7 +73,8 @@ final class TwoPhase {
         this.storage = storage;
         this.aggregators = Aggregators.choose(comm, hints, host);
         this.myAggregatorIndex = Arrays.binarySearch(aggregators, comm.rank());
-        this.roundBuffers = new RoundBuffers(comm.size(), aggregators.length, storage);
+        this.roundBuffers = RoundBuffers.forFile(comm.size(), aggregators.length,
+            myAggregatorIndex >= 0, storage);
         final StringBuilder list = new StringBuilder();
         for (final int a : aggregators) {
             list.append(list.length() == 0 ? "" : ",").append(a);
@@ -184,8 +188,16 @@ final class TwoPhase {
     }
 
     void close() {
-        // every background access of a call is waited for within the call: nothing is left to finish
+        // every background access of a call is waited for within the call, so nothing is left to finish; the
+        // buffers go on to a later file only once no thread of this one can touch them
         storageIo.shutdown();
+        try {
+            if (storageIo.awaitTermination(RELEASE_WAIT_SECONDS, TimeUnit.SECONDS)) {
+                roundBuffers.release();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         comm.close();
     }
 

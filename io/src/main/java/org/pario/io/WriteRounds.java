@@ -63,7 +63,7 @@ final class WriteRounds {
                     final int slot = (int) (round & 1);
                     failure = settle(pending, slot, failure);
                     window = c.buffers().window(slot, ws, c.windowBytes());
-                    final long[] covered = new long[(int) ((we - ws + 63) >>> 6)];
+                    final long[] covered = c.buffers().covered((int) ((we - ws + 63) >>> 6));
                     long first = Long.MAX_VALUE;
                     long last = Long.MIN_VALUE;
                     // ranks in increasing order: where views of different ranks overlap, the highest rank wins; the
