@@ -15,18 +15,20 @@ import org.pario.io.storage.Storage;
  * one round while the next arrives), where a rank receives its pieces of a read, the aggregator's two round windows
  * and the mask of the window bytes a round placed. Used by the rank's own thread only.
  *
- * <p>A closed file hands its buffers on to the next file the JVM opens with the same ranks and aggregators, the
- * same storage kind and the same role for the rank ({@link #forFile}, {@link #release}). An aggregator's buffers are
- * tens of MiB; made anew for every file, they filled the young generation with a file's worth of garbage, and the
- * collections that followed copied the live ones into memory the JVM had not touched before, a page fault per page.
- * Where a fault is dear (a virtual machine; {@code bench/c/first_touch.c} measures it) that was a third of a
- * CYCLIC(1) checkpoint's write (docs/benchmarks.md, "Checkpoints"). The JVM keeps at most {@link #KEPT} released
- * sets, the most recent ({@code -Dpario.io.keptRoundBuffers=N}, 0 for none): one per rank of a JVM that runs a few
- * ranks as threads.
+ * <p>The mask is kept rather than made every round: made anew, it was 2 MiB of garbage a 16 MiB round (128 MiB a GiB
+ * on a host's one aggregator), and the young collections it caused copied the live buffers into memory the JVM had
+ * not touched yet, a page fault per page. Where a fault is dear (a virtual machine; {@code bench/c/first_touch.c}
+ * measures it) that was a third of a CYCLIC(1) checkpoint's write (docs/benchmarks.md, "Checkpoints").
+ *
+ * <p>A closed file can also hand its buffers on to the next file the JVM opens with the same ranks and aggregators,
+ * the same storage kind and the same role for the rank ({@link #forFile}, {@link #release}), with
+ * {@code -Dpario.io.keptRoundBuffers=N} (at most N sets kept, the most recent). It is off by default: the sets kept
+ * on the heap raised its occupancy, and a later large allocation (a restore's part) then paid for the heap's growth
+ * instead (the history of docs/benchmarks.md, "2026-11-29, evening").
  */
 final class RoundBuffers {
-    /** How many released sets the JVM keeps for later files. */
-    static final int KEPT = Integer.getInteger("pario.io.keptRoundBuffers", 4);
+    /** The system property that sets how many released sets the JVM keeps for later files (default 0). */
+    static final String KEPT_PROPERTY = "pario.io.keptRoundBuffers";
     /** Released sets, most recent first. */
     private static final ArrayDeque<RoundBuffers> IDLE = new ArrayDeque<>();
 
@@ -87,15 +89,20 @@ final class RoundBuffers {
      * or writing them.
      */
     void release() {
-        if (KEPT <= 0) {
-            return;
-        }
+        final int kept = kept();
         synchronized (IDLE) {
-            IDLE.addFirst(this);
-            while (IDLE.size() > KEPT) {
+            if (kept > 0) {
+                IDLE.addFirst(this);
+            }
+            while (IDLE.size() > Math.max(0, kept)) {
                 IDLE.removeLast();
             }
         }
+    }
+
+    /** @return how many released sets the JVM keeps: {@value #KEPT_PROPERTY}, 0 where it is not set */
+    static int kept() {
+        return Integer.getInteger(KEPT_PROPERTY, 0);
     }
 
     byte[] outgoing(final int len) {

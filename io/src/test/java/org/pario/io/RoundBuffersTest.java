@@ -14,6 +14,8 @@ import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.Map;
 
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,6 +31,20 @@ import org.pario.io.storage.Storages;
 class RoundBuffersTest {
     @TempDir
     Path dir;
+
+    @BeforeEach
+    void keepSets() {
+        System.setProperty(RoundBuffers.KEPT_PROPERTY, "4");
+    }
+
+    @AfterEach
+    void keepNone() throws Exception {
+        System.clearProperty(RoundBuffers.KEPT_PROPERTY);
+        // a release under the default empties what the test left kept
+        try (Storage s = storage("last")) {
+            RoundBuffers.forFile(1, 1, false, s).release();
+        }
+    }
 
     private Storage storage(final String name) throws Exception {
         return Storages.open(dir.resolve(name).toString(), new StorageProvider.Request(true, true, true, false));
@@ -53,9 +69,19 @@ class RoundBuffersTest {
     }
 
     @Test
+    void byDefaultTheJvmKeepsNone() throws Exception {
+        System.clearProperty(RoundBuffers.KEPT_PROPERTY);
+        try (Storage s = storage("d")) {
+            final RoundBuffers first = RoundBuffers.forFile(7883, 1, true, s);
+            first.release();
+            assertNotSame(first, RoundBuffers.forFile(7883, 1, true, s));
+        }
+    }
+
+    @Test
     void theJvmKeepsTheMostRecentlyReleasedSets() throws Exception {
         try (Storage s = storage("b")) {
-            final RoundBuffers[] sets = new RoundBuffers[RoundBuffers.KEPT + 1];
+            final RoundBuffers[] sets = new RoundBuffers[RoundBuffers.kept() + 1];
             for (int i = 0; i < sets.length; i++) {
                 sets[i] = RoundBuffers.forFile(7907 + i, 1, true, s);
             }
