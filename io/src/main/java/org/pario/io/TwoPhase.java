@@ -35,12 +35,12 @@ import org.pario.io.storage.Storage;
 final class TwoPhase {
     static final int TAG_WRITE = 11;
     static final int TAG_READ = 12;
+    /** How long closing waits for this file's background threads before it gives up its buffers for good. */
+    private static final long RELEASE_WAIT_SECONDS = 1;
     /**
      * Threads that write and read this file's aggregator windows in the background, and place their upper halves;
      * daemons, made as needed and gone with the file.
      */
-    /** How long closing waits for this file's background threads before it gives up its buffers for good. */
-    private static final long RELEASE_WAIT_SECONDS = 1;
     private final ExecutorService storageIo = Executors.newCachedThreadPool(r -> {
         final Thread t = new Thread(r, "pario-two-phase-io");
         t.setDaemon(true);
@@ -192,7 +192,8 @@ final class TwoPhase {
         // buffers go on to a later file only once no thread of this one can touch them
         storageIo.shutdown();
         try {
-            if (storageIo.awaitTermination(RELEASE_WAIT_SECONDS, TimeUnit.SECONDS)) {
+            // where the JVM keeps no buffers there is nothing to hand on, so nothing to wait for
+            if (RoundBuffers.kept() > 0 && storageIo.awaitTermination(RELEASE_WAIT_SECONDS, TimeUnit.SECONDS)) {
                 roundBuffers.release();
             }
         } catch (InterruptedException e) {
