@@ -20,17 +20,26 @@ import org.pario.io.storage.Storage;
  * not touched yet, a page fault per page. Where a fault is dear (a virtual machine; {@code bench/c/first_touch.c}
  * measures it) that was a third of a CYCLIC(1) checkpoint's write (docs/benchmarks.md, "Checkpoints").
  *
- * <p>A closed file can also hand its buffers on to the next file the JVM opens with the same ranks and aggregators,
- * the same storage kind and the same role for the rank ({@link #forFile}, {@link #release}), with
- * {@code -Dpario.io.keptRoundBuffers=N} (at most N sets kept, the most recent). It is off by default: the sets kept
- * on the heap raised its occupancy, and a later large allocation (a restore's part) then paid for the heap's growth
- * instead (the history of docs/benchmarks.md, "2026-11-29, evening").
+ * <p>A closed file hands its direct windows on to the next file the JVM opens ({@link #release}; at most
+ * {@value #KEPT_WINDOWS_PROPERTY} windows kept, 4 by default, 0 keeps none). They live off the heap, so keeping
+ * them costs the heap nothing, and a window made anew costs its first touch: a new file's two 16 MiB windows were
+ * some 8,000 page faults on a host's aggregator, a tenth of a warm 1 GiB read on this project's virtual machine.
+ *
+ * <p>A closed file can also hand its whole set on to the next file the JVM opens with the same ranks and
+ * aggregators, the same storage kind and the same role for the rank ({@link #forFile}), with
+ * {@code -Dpario.io.keptRoundBuffers=N} (at most N sets kept, the most recent). It is off by default: the arrays
+ * kept on the heap raised its occupancy, and a later large allocation (a restore's part) then paid for the heap's
+ * growth instead (the history of docs/benchmarks.md, "2026-11-29, evening").
  */
 final class RoundBuffers {
     /** The system property that sets how many released sets the JVM keeps for later files (default 0). */
     static final String KEPT_PROPERTY = "pario.io.keptRoundBuffers";
+    /** The system property that sets how many direct windows of closed files the JVM keeps (default 4). */
+    static final String KEPT_WINDOWS_PROPERTY = "pario.io.keptWindows";
     /** Released sets, most recent first. */
     private static final ArrayDeque<RoundBuffers> IDLE = new ArrayDeque<>();
+    /** Direct windows of released files, most recent first; guarded by {@link #IDLE}. */
+    private static final ArrayDeque<ByteBuffer> IDLE_WINDOWS = new ArrayDeque<>();
 
     private final int ranks;
     private final int aggregators;
@@ -85,17 +94,28 @@ final class RoundBuffers {
     }
 
     /**
-     * Hands these buffers on to a later file. The caller must not use them again, and nothing may still be reading
-     * or writing them.
+     * Hands these buffers on to later files: the whole set where the JVM keeps sets, otherwise the direct windows.
+     * The caller must not use them again, and nothing may still be reading or writing them.
      */
     void release() {
         final int kept = kept();
+        final int keptWindows = keptWindows();
         synchronized (IDLE) {
             if (kept > 0) {
                 IDLE.addFirst(this);
+            } else if (direct && windows != null) {
+                for (final ByteBuffer w : windows) {
+                    if (w != null) {
+                        IDLE_WINDOWS.addFirst(w);
+                    }
+                }
+                windows = null;
             }
             while (IDLE.size() > Math.max(0, kept)) {
                 IDLE.removeLast();
+            }
+            while (IDLE_WINDOWS.size() > Math.max(0, keptWindows)) {
+                IDLE_WINDOWS.removeLast();
             }
         }
     }
@@ -103,6 +123,25 @@ final class RoundBuffers {
     /** @return how many released sets the JVM keeps: {@value #KEPT_PROPERTY}, 0 where it is not set */
     static int kept() {
         return Integer.getInteger(KEPT_PROPERTY, 0);
+    }
+
+    /** @return how many direct windows of closed files the JVM keeps: {@value #KEPT_WINDOWS_PROPERTY}, 4 if unset */
+    static int keptWindows() {
+        return Integer.getInteger(KEPT_WINDOWS_PROPERTY, 4);
+    }
+
+    /** @return a kept direct window of at least {@code span} bytes whose first byte is block-aligned, or null */
+    private ByteBuffer keptWindow(final int span) {
+        synchronized (IDLE) {
+            for (final Iterator<ByteBuffer> it = IDLE_WINDOWS.iterator(); it.hasNext(); ) {
+                final ByteBuffer w = it.next();
+                if (w.capacity() >= span && w.alignmentOffset(0, block) == 0) {
+                    it.remove();
+                    return w;
+                }
+            }
+        }
+        return null;
     }
 
     byte[] outgoing(final int len) {
@@ -154,7 +193,9 @@ final class RoundBuffers {
         }
         final int span = Math.addExact(size, block);
         if (windows[which] == null || windows[which].capacity() < span) {
-            windows[which] = direct ? DirectBuffers.allocate(span, block) : ByteBuffer.allocate(span);
+            final ByteBuffer kept = direct ? keptWindow(span) : null;
+            windows[which] = kept != null ? kept : direct ? DirectBuffers.allocate(span, block)
+                : ByteBuffer.allocate(span);
         }
         return windows[which].slice((int) Math.floorMod(ws, (long) block), size).order(ByteOrder.nativeOrder());
     }

@@ -192,8 +192,7 @@ final class TwoPhase {
         // buffers go on to a later file only once no thread of this one can touch them
         storageIo.shutdown();
         try {
-            // where the JVM keeps no buffers there is nothing to hand on, so nothing to wait for
-            if (RoundBuffers.kept() > 0 && storageIo.awaitTermination(RELEASE_WAIT_SECONDS, TimeUnit.SECONDS)) {
+            if (storageIo.awaitTermination(RELEASE_WAIT_SECONDS, TimeUnit.SECONDS)) {
                 roundBuffers.release();
             }
         } catch (InterruptedException e) {

@@ -79,6 +79,41 @@ class RoundBuffersTest {
     }
 
     @Test
+    void byDefaultAClosedFilesDirectWindowsGoToTheNextFile() throws Exception {
+        System.clearProperty(RoundBuffers.KEPT_PROPERTY);
+        try (Storage s = storage("w")) {
+            final RoundBuffers first = RoundBuffers.forFile(7877, 1, true, s);
+            final ByteBuffer window = first.window(0, 0, 1 << 16);
+            window.putLong(8, 0x5eed_f00dL);
+            first.release();
+            // another shape and role: the windows are plain memory, whoever opens the next file
+            final RoundBuffers next = RoundBuffers.forFile(7873, 2, true, s);
+            final ByteBuffer again = next.window(1, 0, 1 << 15);
+            assertTrue(again.isDirect());
+            assertEquals(0x5eed_f00dL, again.getLong(8), "the same memory, not a new buffer");
+            assertEquals(0, again.alignmentOffset(0, Chunks.alignment(s.preferredBlockSize())));
+            next.release();
+        }
+    }
+
+    @Test
+    void theJvmKeepsAtMostTheBoundOfWindows() throws Exception {
+        System.clearProperty(RoundBuffers.KEPT_PROPERTY);
+        System.setProperty(RoundBuffers.KEPT_WINDOWS_PROPERTY, "1");
+        try (Storage s = storage("v")) {
+            final RoundBuffers first = RoundBuffers.forFile(7867, 1, true, s);
+            first.window(0, 0, 4096).putLong(0, 11L);
+            first.window(1, 0, 4096).putLong(0, 22L);
+            first.release();
+            final RoundBuffers next = RoundBuffers.forFile(7867, 1, true, s);
+            assertEquals(22L, next.window(0, 0, 4096).getLong(0), "the most recently kept window");
+            assertEquals(0L, next.window(1, 0, 4096).getLong(0), "the other one was let go: a new, zeroed one");
+        } finally {
+            System.clearProperty(RoundBuffers.KEPT_WINDOWS_PROPERTY);
+        }
+    }
+
+    @Test
     void theJvmKeepsTheMostRecentlyReleasedSets() throws Exception {
         try (Storage s = storage("b")) {
             final RoundBuffers[] sets = new RoundBuffers[RoundBuffers.kept() + 1];
@@ -114,6 +149,17 @@ class RoundBuffersTest {
      */
     @Test
     void aFileWrittenWithReusedBuffersHoldsOnlyItsOwnBytes() throws Exception {
+        writeOverAnotherFilesBuffers();
+    }
+
+    /** The same with the default keeping: only the direct windows go on to the next file. */
+    @Test
+    void aFileWrittenWithReusedWindowsHoldsOnlyItsOwnBytes() throws Exception {
+        System.clearProperty(RoundBuffers.KEPT_PROPERTY);
+        writeOverAnotherFilesBuffers();
+    }
+
+    private void writeOverAnotherFilesBuffers() throws Exception {
         final int ranks = 3;
         final int perRank = 40_000;
         final Map<String, String> hints = Map.of("romio_cb_write", "enable", "cb_config_list", "*:1",
