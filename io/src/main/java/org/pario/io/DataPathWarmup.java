@@ -47,7 +47,7 @@ public final class DataPathWarmup {
         if (piece <= 0 || span(at0, 0, piece) > WINDOW_BYTES) {
             return;
         }
-        final byte[] data = new byte[piece];
+        final ByteBuffer data = ByteBuffer.allocateDirect(piece);
         final ByteBuffer window = ByteBuffer.allocateDirect(WINDOW_BYTES).order(ByteOrder.nativeOrder());
         final long[] covered = new long[(WINDOW_BYTES + 63) >>> 6];
         final int[] holes = new int[1];

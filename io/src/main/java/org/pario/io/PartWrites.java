@@ -65,7 +65,7 @@ final class PartWrites {
                     final RoundPieces arrival = WriteRounds.postReceives(c, plan, round);
                     arrival.join();
                     final long[][] pieces = arrival.pieces;
-                    final byte[][] data = arrival.data;
+                    final ByteBuffer[] data = arrival.data;
                     if (arrival.any) {
                         // a fresh buffer per round, zeros where no rank writes: the previous one may still be appending
                         window = ByteBuffer.allocate((int) (we - ws)).order(ByteOrder.nativeOrder());

@@ -23,7 +23,7 @@ final class Placement {
      * the cursor reports (a cyclic darray's 8-byte runs along a row) is one copy call and one marking of its bits,
      * not a step per run.
      */
-    static void place(final FileView v, final long s0, final long s1, final byte[] piece, final int from,
+    static void place(final FileView v, final long s0, final long s1, final ByteBuffer piece, final int from,
                       final ByteBuffer window, final long ws, final boolean intoWindow, final long[] covered) {
         if (s1 <= s0) {
             return;

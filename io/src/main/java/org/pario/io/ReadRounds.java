@@ -52,14 +52,14 @@ final class ReadRounds {
                 // null where this rank is the aggregator: it places its own piece without a message to itself
                 final List<Request<Status>> receives = new ArrayList<>();
                 final List<long[]> mine = new ArrayList<>();
-                final List<byte[]> buffers = new ArrayList<>();
-                byte[] own = null;
+                final List<ByteBuffer> buffers = new ArrayList<>();
+                ByteBuffer own = null;
                 for (int a = 0; a < c.aggregators().length; a++) {
                     final long[] p = clip(c.piece(plan, me, plan.windowStart(a, round), plan.windowEnd(a, round)),
                         limits[me]);
                     final int len = (int) (p[1] - p[0]);
                     if (len > 0) {
-                        final byte[] b = c.buffers().readBuffer(a, len);
+                        final ByteBuffer b = c.buffers().readBuffer(a, len);
                         final boolean fromMe = c.aggregators()[a] == me;
                         receives.add(fromMe ? null : c.comm().irecv(b, len, Datatype.BYTE, c.aggregators()[a],
                             TwoPhase.TAG_READ));
@@ -81,7 +81,7 @@ final class ReadRounds {
                         final long[] p = clip(c.piece(plan, r, ws, we), limits[r]);
                         final int len = (int) (p[1] - p[0]);
                         if (len > 0) {
-                            final byte[] out = r == me ? own : c.buffers().outgoing(len);
+                            final ByteBuffer out = r == me ? own : c.buffers().outgoing(len);
                             if (failure == null) {
                                 Placement.place(c.view(r), p[0], p[1], out, 0, window, ws, false, null);
                             }
@@ -98,7 +98,7 @@ final class ReadRounds {
                     if (failure == null) {
                         try {
                             final long[] p = mine.get(i);
-                            Packer.unpack(ByteBuffer.wrap(buffers.get(i)), 0, (int) (p[1] - p[0]), m, m.origin(), type,
+                            Packer.unpack(buffers.get(i), 0, (int) (p[1] - p[0]), m, m.origin(), type,
                                 count, rep, p[0] - plan.starts[me]);
                         } catch (RuntimeException e) {
                             failure = e;

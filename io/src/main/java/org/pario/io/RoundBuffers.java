@@ -3,8 +3,10 @@ package org.pario.io;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
+import java.util.List;
 
 import org.pario.io.storage.DirectBuffers;
 import org.pario.io.storage.Storage;
@@ -13,33 +15,39 @@ import org.pario.io.storage.Storage;
  * The buffers of one file's two-phase calls, kept from call to call and grown as needed: where a rank packs its
  * outgoing pieces, where an aggregator receives pieces (one set per round parity, since a pipelined write places
  * one round while the next arrives), where a rank receives its pieces of a read, the aggregator's two round windows
- * and the mask of the window bytes a round placed. Used by the rank's own thread only.
+ * and the mask of the window bytes a round placed. Used by the rank's own thread only. Where the storage prefers
+ * direct buffers (a local file) every buffer but the mask is direct, off the heap; elsewhere they are heap buffers.
  *
  * <p>The mask is kept rather than made every round: made anew, it was 2 MiB of garbage a 16 MiB round (128 MiB a GiB
  * on a host's one aggregator), and the young collections it caused copied the live buffers into memory the JVM had
  * not touched yet, a page fault per page. Where a fault is dear (a virtual machine; {@code bench/c/first_touch.c}
  * measures it) that was a third of a CYCLIC(1) checkpoint's write (docs/benchmarks.md, "Checkpoints").
  *
- * <p>A closed file hands its direct windows on to the next file the JVM opens ({@link #release}; at most
- * {@value #KEPT_WINDOWS_PROPERTY} windows kept, 4 by default, 0 keeps none). They live off the heap, so keeping
- * them costs the heap nothing, and a window made anew costs its first touch: a new file's two 16 MiB windows were
- * some 8,000 page faults on a host's aggregator, a tenth of a warm 1 GiB read on this project's virtual machine.
+ * <p>A closed file hands its direct buffers on to the next files the JVM opens ({@link #release}; at most
+ * {@value #KEPT_BYTES_PROPERTY} bytes kept, 128 MiB by default, 0 keeps none), each later request taking the
+ * smallest kept buffer that fits. Off the heap, they cost the heap nothing and no collection copies them; made anew,
+ * a file's buffers were first touched again: on a host's aggregator some 4,000-14,000 page faults a warm 1 GiB
+ * read or write, a tenth of its time on this project's virtual machine, and the young collections of a JVM's first
+ * checkpoint copied the heap pieces into memory touched for the first time.
  *
  * <p>A closed file can also hand its whole set on to the next file the JVM opens with the same ranks and
  * aggregators, the same storage kind and the same role for the rank ({@link #forFile}), with
- * {@code -Dpario.io.keptRoundBuffers=N} (at most N sets kept, the most recent). It is off by default: the arrays
- * kept on the heap raised its occupancy, and a later large allocation (a restore's part) then paid for the heap's
- * growth instead (the history of docs/benchmarks.md, "2026-11-29, evening").
+ * {@code -Dpario.io.keptRoundBuffers=N} (at most N sets kept, the most recent). It is off by default: where the
+ * buffers live on the heap (storage that does not prefer direct ones) the sets kept raised its occupancy, and a
+ * later large allocation (a restore's part) then paid for the heap's growth instead (the history of
+ * docs/benchmarks.md, "2026-11-29, evening").
  */
 final class RoundBuffers {
     /** The system property that sets how many released sets the JVM keeps for later files (default 0). */
     static final String KEPT_PROPERTY = "pario.io.keptRoundBuffers";
-    /** The system property that sets how many direct windows of closed files the JVM keeps (default 4). */
-    static final String KEPT_WINDOWS_PROPERTY = "pario.io.keptWindows";
+    /** The system property that bounds the bytes of closed files' direct buffers the JVM keeps (default 128 MiB). */
+    static final String KEPT_BYTES_PROPERTY = "pario.io.keptBufferBytes";
+    private static final long DEFAULT_KEPT_BYTES = 128L << 20;
     /** Released sets, most recent first. */
     private static final ArrayDeque<RoundBuffers> IDLE = new ArrayDeque<>();
-    /** Direct windows of released files, most recent first; guarded by {@link #IDLE}. */
-    private static final ArrayDeque<ByteBuffer> IDLE_WINDOWS = new ArrayDeque<>();
+    /** Direct buffers of released files, most recent first; guarded by {@link #IDLE}. */
+    private static final ArrayDeque<ByteBuffer> IDLE_BUFFERS = new ArrayDeque<>();
+    private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
 
     private final int ranks;
     private final int aggregators;
@@ -49,11 +57,11 @@ final class RoundBuffers {
     /** What window addresses are congruent to their file offsets modulo: the storage's block, as a power of two. */
     private final int block;
     /** Where outgoing pieces are packed: sends copy their data out before they return, so one buffer serves all. */
-    private byte[] outgoing = new byte[0];
+    private ByteBuffer outgoing = EMPTY;
     /** Per round parity and rank, the aggregator's buffer for that rank's pieces. */
-    private byte[][][] incoming;
+    private ByteBuffer[][] incoming;
     /** Per aggregator, this rank's buffer for its pieces of a read. */
-    private byte[][] readBuffers;
+    private ByteBuffer[] readBuffers;
     /** The two round windows of an aggregator, a spare block at the front of each (see {@link #window}). */
     private ByteBuffer[] windows;
     /** One bit per window byte: which bytes a write round placed. */
@@ -94,28 +102,43 @@ final class RoundBuffers {
     }
 
     /**
-     * Hands these buffers on to later files: the whole set where the JVM keeps sets, otherwise the direct windows.
+     * Hands these buffers on to later files: the whole set where the JVM keeps sets, otherwise the direct buffers.
      * The caller must not use them again, and nothing may still be reading or writing them.
      */
     void release() {
         final int kept = kept();
-        final int keptWindows = keptWindows();
+        final long keptBytes = keptBytes();
         synchronized (IDLE) {
             if (kept > 0) {
                 IDLE.addFirst(this);
-            } else if (direct && windows != null) {
-                for (final ByteBuffer w : windows) {
-                    if (w != null) {
-                        IDLE_WINDOWS.addFirst(w);
+            } else if (direct) {
+                final List<ByteBuffer> mine = new ArrayList<>();
+                mine.add(outgoing);
+                for (final ByteBuffer[] set : incoming == null ? new ByteBuffer[0][] : incoming) {
+                    mine.addAll(Arrays.asList(set));
+                }
+                mine.addAll(Arrays.asList(readBuffers == null ? new ByteBuffer[0] : readBuffers));
+                mine.addAll(Arrays.asList(windows == null ? new ByteBuffer[0] : windows));
+                for (final ByteBuffer b : mine) {
+                    if (b != null && b.isDirect() && b.capacity() > 0) {
+                        IDLE_BUFFERS.addFirst(b);
                     }
                 }
+                outgoing = EMPTY;
+                incoming = null;
+                readBuffers = null;
                 windows = null;
             }
             while (IDLE.size() > Math.max(0, kept)) {
                 IDLE.removeLast();
             }
-            while (IDLE_WINDOWS.size() > Math.max(0, keptWindows)) {
-                IDLE_WINDOWS.removeLast();
+            long bytes = 0;
+            for (final Iterator<ByteBuffer> it = IDLE_BUFFERS.iterator(); it.hasNext(); ) {
+                final ByteBuffer b = it.next();
+                bytes += b.capacity();
+                if (bytes > keptBytes) {
+                    it.remove();
+                }
             }
         }
     }
@@ -125,28 +148,45 @@ final class RoundBuffers {
         return Integer.getInteger(KEPT_PROPERTY, 0);
     }
 
-    /** @return how many direct windows of closed files the JVM keeps: {@value #KEPT_WINDOWS_PROPERTY}, 4 if unset */
-    static int keptWindows() {
-        return Integer.getInteger(KEPT_WINDOWS_PROPERTY, 4);
+    /** @return how many bytes of closed files' direct buffers the JVM keeps: {@value #KEPT_BYTES_PROPERTY} */
+    static long keptBytes() {
+        return Long.getLong(KEPT_BYTES_PROPERTY, DEFAULT_KEPT_BYTES);
     }
 
-    /** @return a kept direct window of at least {@code span} bytes whose first byte is block-aligned, or null */
-    private ByteBuffer keptWindow(final int span) {
+    /**
+     * @param bytes     the capacity wanted
+     * @param alignment what the first byte's address must be a multiple of
+     * @return the smallest kept direct buffer of at least {@code bytes} (and at most twice as many) whose first
+     *     byte is aligned so, or null
+     */
+    private static ByteBuffer keptBuffer(final int bytes, final int alignment) {
         synchronized (IDLE) {
-            for (final Iterator<ByteBuffer> it = IDLE_WINDOWS.iterator(); it.hasNext(); ) {
-                final ByteBuffer w = it.next();
-                if (w.capacity() >= span && w.alignmentOffset(0, block) == 0) {
-                    it.remove();
-                    return w;
+            ByteBuffer best = null;
+            for (final ByteBuffer b : IDLE_BUFFERS) {
+                if (b.capacity() >= bytes && b.capacity() / 2 <= bytes && b.alignmentOffset(0, alignment) == 0
+                    && (best == null || b.capacity() < best.capacity())) {
+                    best = b;
                 }
             }
+            if (best != null) {
+                IDLE_BUFFERS.remove(best);
+            }
+            return best;
         }
-        return null;
     }
 
-    byte[] outgoing(final int len) {
-        if (outgoing.length < len) {
-            outgoing = new byte[len];
+    /** @return a buffer for pieces of at least {@code len} bytes: direct (a kept one if any) where the storage is */
+    private ByteBuffer pieceBuffer(final int len) {
+        if (!direct) {
+            return ByteBuffer.allocate(len);
+        }
+        final ByteBuffer kept = keptBuffer(len, 1);
+        return kept != null ? kept : ByteBuffer.allocateDirect(len);
+    }
+
+    ByteBuffer outgoing(final int len) {
+        if (outgoing.capacity() < len) {
+            outgoing = pieceBuffer(len);
         }
         return outgoing;
     }
@@ -155,13 +195,13 @@ final class RoundBuffers {
      * @return a buffer of at least {@code len} bytes for rank {@code r}'s piece of a round, kept from round to
      *     round (a piece is placed into the window before the next round's arrive)
      */
-    byte[] incoming(final long round, final int r, final int len) {
+    ByteBuffer incoming(final long round, final int r, final int len) {
         if (incoming == null) {
-            incoming = new byte[2][ranks][];
+            incoming = new ByteBuffer[2][ranks];
         }
-        final byte[][] set = incoming[(int) (round & 1)];
-        if (set[r] == null || set[r].length < len) {
-            set[r] = new byte[len];
+        final ByteBuffer[] set = incoming[(int) (round & 1)];
+        if (set[r] == null || set[r].capacity() < len) {
+            set[r] = pieceBuffer(len);
         }
         return set[r];
     }
@@ -170,12 +210,12 @@ final class RoundBuffers {
      * @return a buffer of at least {@code len} bytes for this rank's piece from aggregator {@code a} in a read
      *     round, kept from round to round (unpacked before the next round's arrive)
      */
-    byte[] readBuffer(final int a, final int len) {
+    ByteBuffer readBuffer(final int a, final int len) {
         if (readBuffers == null) {
-            readBuffers = new byte[aggregators][];
+            readBuffers = new ByteBuffer[aggregators];
         }
-        if (readBuffers[a] == null || readBuffers[a].length < len) {
-            readBuffers[a] = new byte[len];
+        if (readBuffers[a] == null || readBuffers[a].capacity() < len) {
+            readBuffers[a] = pieceBuffer(len);
         }
         return readBuffers[a];
     }
@@ -193,7 +233,9 @@ final class RoundBuffers {
         }
         final int span = Math.addExact(size, block);
         if (windows[which] == null || windows[which].capacity() < span) {
-            final ByteBuffer kept = direct ? keptWindow(span) : null;
+            // placed as DirectBuffers places a new one, for the same reason
+            final ByteBuffer kept = direct ? keptBuffer(span, span >= DirectBuffers.HUGE_PAGE
+                ? Math.max(block, DirectBuffers.HUGE_PAGE) : block) : null;
             windows[which] = kept != null ? kept : direct ? DirectBuffers.allocate(span, block)
                 : ByteBuffer.allocate(span);
         }

@@ -1,5 +1,6 @@
 package org.pario.io;
 
+import java.nio.ByteBuffer;
 import java.util.List;
 
 import org.pario.comm.Request;
@@ -13,12 +14,12 @@ final class RoundPieces {
     /** Each rank's stream range in the window. */
     final long[][] pieces;
     /** Each rank's buffer, null where it has no bytes in the window. */
-    final byte[][] data;
+    final ByteBuffer[] data;
     /** Each rank's receive, null for this rank's own piece and for ranks without bytes. */
     final List<Request<Status>> receives;
     final boolean any;
 
-    RoundPieces(final long[][] pieces, final byte[][] data, final List<Request<Status>> receives, final boolean any) {
+    RoundPieces(final long[][] pieces, final ByteBuffer[] data, final List<Request<Status>> receives, final boolean any) {
         this.pieces = pieces;
         this.data = data;
         this.receives = receives;

@@ -83,7 +83,7 @@ final class WriteRounds {
                             final long s0 = now.pieces[r][0];
                             final long s1 = now.pieces[r][1];
                             final long sm = split > 0 ? TwoPhasePlan.streamAt(view, s0, s1, ws + split) : s1;
-                            final byte[] data = now.data[r];
+                            final ByteBuffer data = now.data[r];
                             final ByteBuffer into = window;
                             if (sm < s1) {
                                 upper = upper.thenRunAsync(() -> Placement.place(view, sm, s1, data,
@@ -154,10 +154,10 @@ final class WriteRounds {
             }
             // an aggregator's own piece goes straight to where it receives pieces, not through a message to itself
             final boolean own = c.aggregators()[a] == me;
-            final byte[] data = own ? c.buffers().incoming(round, me, len) : c.buffers().outgoing(len);
+            final ByteBuffer data = own ? c.buffers().incoming(round, me, len) : c.buffers().outgoing(len);
             if (failure == null) {
                 try {
-                    Packer.pack(m, m.origin(), type, count, rep, p[0] - plan.starts[me], ByteBuffer.wrap(data), 0, len);
+                    Packer.pack(m, m.origin(), type, count, rep, p[0] - plan.starts[me], data, 0, len);
                 } catch (RuntimeException e) {
                     failure = e;
                 }
@@ -178,7 +178,7 @@ final class WriteRounds {
         final long ws = plan.windowStart(c.aggregatorIndex(), round);
         final long we = plan.windowEnd(c.aggregatorIndex(), round);
         final long[][] pieces = new long[n][];
-        final byte[][] data = new byte[n][];
+        final ByteBuffer[] data = new ByteBuffer[n];
         final List<Request<Status>> receives = new ArrayList<>(n);
         boolean any = false;
         for (int r = 0; r < n; r++) {

@@ -33,7 +33,15 @@ class RoundBuffersTest {
     Path dir;
 
     @BeforeEach
-    void keepSets() {
+    void keepSets() throws Exception {
+        // what other tests of this JVM left kept would answer this test's requests
+        System.clearProperty(RoundBuffers.KEPT_PROPERTY);
+        System.setProperty(RoundBuffers.KEPT_BYTES_PROPERTY, "0");
+        try (Storage s = storage("first")) {
+            RoundBuffers.forFile(1, 1, false, s).release();
+        } finally {
+            System.clearProperty(RoundBuffers.KEPT_BYTES_PROPERTY);
+        }
         System.setProperty(RoundBuffers.KEPT_PROPERTY, "4");
     }
 
@@ -55,7 +63,7 @@ class RoundBuffersTest {
         try (Storage s = storage("a")) {
             // a shape no other test uses, so that the JVM-wide pool holds only this test's sets
             final RoundBuffers first = RoundBuffers.forFile(7919, 3, true, s);
-            final byte[] incoming = first.incoming(0, 5, 1000);
+            final ByteBuffer incoming = first.incoming(0, 5, 1000);
             final ByteBuffer window = first.window(0, 0, 1 << 16);
             first.release();
             assertNotSame(first, RoundBuffers.forFile(7919, 3, false, s), "a non-aggregator gets no aggregator's set");
@@ -79,37 +87,59 @@ class RoundBuffersTest {
     }
 
     @Test
-    void byDefaultAClosedFilesDirectWindowsGoToTheNextFile() throws Exception {
+    void byDefaultAClosedFilesDirectBuffersGoToTheNextFiles() throws Exception {
         System.clearProperty(RoundBuffers.KEPT_PROPERTY);
         try (Storage s = storage("w")) {
             final RoundBuffers first = RoundBuffers.forFile(7877, 1, true, s);
             final ByteBuffer window = first.window(0, 0, 1 << 16);
             window.putLong(8, 0x5eed_f00dL);
+            final ByteBuffer piece = first.incoming(1, 0, 3000);
+            assertTrue(piece.isDirect());
+            piece.putLong(16, 0xfeedL);
             first.release();
-            // another shape and role: the windows are plain memory, whoever opens the next file
-            final RoundBuffers next = RoundBuffers.forFile(7873, 2, true, s);
+            // another shape and role: the buffers are plain memory, whoever opens the next file
+            final RoundBuffers next = RoundBuffers.forFile(7873, 2, false, s);
             final ByteBuffer again = next.window(1, 0, 1 << 15);
             assertTrue(again.isDirect());
             assertEquals(0x5eed_f00dL, again.getLong(8), "the same memory, not a new buffer");
             assertEquals(0, again.alignmentOffset(0, Chunks.alignment(s.preferredBlockSize())));
+            assertEquals(0xfeedL, next.readBuffer(1, 2000).getLong(16), "a piece buffer goes to a piece that fits");
+            assertEquals(0L, next.outgoing(2000).getLong(16), "and to one piece only");
             next.release();
         }
     }
 
     @Test
-    void theJvmKeepsAtMostTheBoundOfWindows() throws Exception {
+    void theJvmKeepsAtMostTheBoundOfBytes() throws Exception {
         System.clearProperty(RoundBuffers.KEPT_PROPERTY);
-        System.setProperty(RoundBuffers.KEPT_WINDOWS_PROPERTY, "1");
         try (Storage s = storage("v")) {
             final RoundBuffers first = RoundBuffers.forFile(7867, 1, true, s);
             first.window(0, 0, 4096).putLong(0, 11L);
-            first.window(1, 0, 4096).putLong(0, 22L);
+            final ByteBuffer last = first.window(1, 0, 4096);
+            last.putLong(0, 22L);
+            // a window's buffer holds a spare block in front of the window
+            System.setProperty(RoundBuffers.KEPT_BYTES_PROPERTY,
+                Integer.toString(4096 + Chunks.alignment(s.preferredBlockSize())));
             first.release();
             final RoundBuffers next = RoundBuffers.forFile(7867, 1, true, s);
             assertEquals(22L, next.window(0, 0, 4096).getLong(0), "the most recently kept window");
             assertEquals(0L, next.window(1, 0, 4096).getLong(0), "the other one was let go: a new, zeroed one");
         } finally {
-            System.clearProperty(RoundBuffers.KEPT_WINDOWS_PROPERTY);
+            System.clearProperty(RoundBuffers.KEPT_BYTES_PROPERTY);
+        }
+    }
+
+    @Test
+    void aKeptBufferFarLargerThanTheRequestIsLeftForALargerOne() throws Exception {
+        System.clearProperty(RoundBuffers.KEPT_PROPERTY);
+        try (Storage s = storage("u")) {
+            final RoundBuffers first = RoundBuffers.forFile(7853, 1, true, s);
+            first.outgoing(100_000).putLong(0, 33L);
+            first.release();
+            final RoundBuffers next = RoundBuffers.forFile(7853, 1, true, s);
+            assertEquals(0L, next.outgoing(1000).getLong(0), "a small piece gets a new buffer");
+            assertEquals(33L, next.readBuffer(0, 60_000).getLong(0), "a piece of more than half takes the kept one");
+            next.release();
         }
     }
 
