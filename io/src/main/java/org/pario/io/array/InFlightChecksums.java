@@ -2,10 +2,12 @@ package org.pario.io.array;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
@@ -33,7 +35,7 @@ final class InFlightChecksums {
 
     /**
      * From this size on, a write is summed on another thread while the storage takes it, and a read goes in slices
-     * of this size, each summed while the next is read.
+     * of this size read at once, each summed as soon as it is in.
      */
     static final int SLICE_BYTES = 4 << 20;
     /** The threads that sum large reads and writes beside the storage: daemons, made as needed. */
@@ -193,34 +195,64 @@ final class InFlightChecksums {
                 }
                 return n;
             }
-            // a large read goes in slices, each summed on another thread while the next is read, so that summing
-            // does not hold up the storage (a collective read asks for the next window only once this one is in)
-            long n = 0;
-            CompletableFuture<Void> summed = CompletableFuture.completedFuture(null);
-            try {
-                while (from + n < end) {
-                    final int at = from + (int) n;
-                    // slices end on file offsets that are multiples of their size, as aligned as the read itself
-                    final long slice = SLICE_BYTES - Math.floorMod(position + n, (long) SLICE_BYTES);
-                    final int sliceEnd = (int) Math.min(end, at + slice);
-                    dst.position(at).limit(sliceEnd);
-                    final long got = inner.read(position + n, dst);
-                    if (got <= 0) {
-                        break;
-                    }
-                    final long filePosition = position + n;
-                    final ByteBuffer bytes = dst.duplicate().position(at).limit(at + (int) got);
-                    summed = summed.thenRunAsync(() -> add(filePosition, bytes), SUMMING);
-                    n += got;
-                    if (got < sliceEnd - at) {
-                        break; // the end of the file
-                    }
-                }
-            } finally {
-                dst.limit(end).position(from + (int) n);
-                summed.join();
+            // a large read goes in slices read at once, each summed by the thread that read it as soon as it is in:
+            // the disk has as much of the read in flight as when it is asked for whole (read one after another, the
+            // slices of a 16 MiB window kept a quarter as many requests in flight), and the sums of the slices in
+            // first overlap the reads of the others. Slices end on file offsets that are multiples of their size, as
+            // aligned as the read itself; positional calls on distinct ranges may run at once (Storage).
+            final List<CompletableFuture<Long>> slices = new ArrayList<>();
+            final List<Integer> lengths = new ArrayList<>();
+            for (long n = 0; from + n < end; ) {
+                final long filePosition = position + n;
+                final int at = from + (int) n;
+                final int sliceEnd = (int) Math.min(end, at + SLICE_BYTES - Math.floorMod(filePosition,
+                    (long) SLICE_BYTES));
+                final ByteBuffer slice = dst.duplicate().position(at).limit(sliceEnd);
+                lengths.add(sliceEnd - at);
+                slices.add(CompletableFuture.supplyAsync(() -> readAndSum(filePosition, slice), SUMMING));
+                n += sliceEnd - at;
             }
-            return n;
+            long n = 0;
+            long firstGot = 0;
+            Throwable failure = null;
+            boolean ended = false;
+            for (int i = 0; i < slices.size(); i++) {
+                try {
+                    final long got = slices.get(i).join();
+                    firstGot = i == 0 ? got : firstGot;
+                    // bytes past a short slice (the end of the file) do not count, though none should come
+                    if (!ended && failure == null) {
+                        n += Math.max(0, got);
+                        ended = got < lengths.get(i);
+                    }
+                } catch (CompletionException e) {
+                    failure = failure != null ? failure : e.getCause() == null ? e : e.getCause();
+                }
+            }
+            if (failure instanceof IOException io) {
+                throw io;
+            } else if (failure instanceof RuntimeException re) {
+                throw re;
+            } else if (failure != null) {
+                throw new IOException(failure);
+            }
+            dst.position(from + (int) n);
+            // nothing at all: the end of the file, told as the storage told it
+            return n == 0 ? firstGot : n;
+        }
+
+        /** Reads one slice of a large read and sums what came. */
+        private long readAndSum(final long filePosition, final ByteBuffer slice) {
+            final int from = slice.position();
+            try {
+                final long got = inner.read(filePosition, slice);
+                if (got > 0) {
+                    add(filePosition, slice.duplicate().position(from).limit(from + (int) got));
+                }
+                return got;
+            } catch (IOException e) {
+                throw new CompletionException(e);
+            }
         }
 
         @Override

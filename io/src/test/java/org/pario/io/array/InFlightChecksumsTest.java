@@ -157,7 +157,7 @@ class InFlightChecksumsTest {
 
     /**
      * Windows larger than a read slice ({@link InFlightChecksums#SLICE_BYTES}) are written with their sums
-     * computed beside the write and read a slice at a time, each summed while the next is read: the sums still equal
+     * computed beside the write and read in slices at once, each summed as soon as it is in: the sums still equal
      * the file's, a clean restore passes, and a damaged byte in a later slice still fails the restore.
      */
     @Test
@@ -223,6 +223,13 @@ class InFlightChecksumsTest {
         final ByteBuffer back = ByteBuffer.allocateDirect((int) bytes + 5000);
         try (Storage s = read.watching(new LocalStorage(file, Set.of(StandardOpenOption.READ)))) {
             assertEquals(bytes, s.read(offset, back));
+            // a large read from past the end of the file tells what the storage itself tells, and sums nothing
+            final ByteBuffer beyond = ByteBuffer.allocateDirect(9 << 20);
+            try (Storage plain = new LocalStorage(file, Set.of(StandardOpenOption.READ))) {
+                assertEquals(plain.read(offset + bytes + 100, beyond.duplicate()), s.read(offset + bytes + 100,
+                    beyond));
+            }
+            assertEquals(0, beyond.position());
         }
         assertEquals(bytes, back.position());
         back.flip();
