@@ -23,8 +23,8 @@ import org.pario.io.storage.Storage;
  * not touched yet, a page fault per page. Where a fault is dear (a virtual machine; {@code bench/c/first_touch.c}
  * measures it) that was a third of a CYCLIC(1) checkpoint's write (docs/benchmarks.md, "Checkpoints").
  *
- * <p>A closed file hands its direct buffers on to the next files the JVM opens ({@link #release}; at most
- * {@value #KEPT_BYTES_PROPERTY} bytes kept, 128 MiB by default, 0 keeps none), each later request taking the
+ * <p>A closed file hands its direct buffers on to the next files the JVM opens ({@link #release}; at most 128 MiB
+ * a JVM, {@code -Dpario.io.keptBufferBytes=N} sets the bound and 0 keeps none), each later request taking the
  * smallest kept buffer that fits. Off the heap, they cost the heap nothing and no collection copies them; made anew,
  * a file's buffers were first touched again: on a host's aggregator some 4,000-14,000 page faults a warm 1 GiB
  * read or write, a tenth of its time on this project's virtual machine, and the young collections of a JVM's first
@@ -32,10 +32,10 @@ import org.pario.io.storage.Storage;
  *
  * <p>A closed file can also hand its whole set on to the next file the JVM opens with the same ranks and
  * aggregators, the same storage kind and the same role for the rank ({@link #forFile}), with
- * {@code -Dpario.io.keptRoundBuffers=N} (at most N sets kept, the most recent). It is off by default: where the
- * buffers live on the heap (storage that does not prefer direct ones) the sets kept raised its occupancy, and a
- * later large allocation (a restore's part) then paid for the heap's growth instead (the history of
- * docs/benchmarks.md, "2026-11-29, evening").
+ * {@code -Dpario.io.keptRoundBuffers=N} (at most N sets kept, the most recent). It is off by default: measured when
+ * a local file's pieces still lived on the heap, the sets kept raised its occupancy, and a later large allocation
+ * (a restore's part) then paid for the heap's growth instead (the history of docs/benchmarks.md, "2026-11-29,
+ * evening"); where the buffers are heap buffers (storage that does not prefer direct ones) that still holds.
  */
 final class RoundBuffers {
     /** The system property that sets how many released sets the JVM keeps for later files (default 0). */
