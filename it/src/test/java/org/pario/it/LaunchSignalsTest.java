@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -31,6 +32,20 @@ import org.pario.cli.Main;
 class LaunchSignalsTest {
     @TempDir
     Path tmp;
+    /** Every launcher and rank a test started, stopped after it whatever it asserted. */
+    private final List<ProcessHandle> started = new ArrayList<>();
+
+    /**
+     * A test that fails leaves its launcher and hung ranks behind (a launcher that inherited SIGINT as ignored, say,
+     * does not stop on it); they would run on beside every later test and job on the machine.
+     */
+    @AfterEach
+    void stopWhatIsLeft() {
+        for (final ProcessHandle h : started) {
+            h.descendants().forEach(ProcessHandle::destroyForcibly);
+            h.destroyForcibly();
+        }
+    }
 
     /** A launcher of {@code ranks} hung ranks, its temporary folder inside the test's; its output merged. */
     private Process launcher(final int ranks, final String... options) throws Exception {
@@ -40,11 +55,13 @@ class LaunchSignalsTest {
         command.addAll(List.of(options));
         command.add("--");
         command.addAll(Processes.java(HungRankMain.class));
-        return new ProcessBuilder(command).redirectErrorStream(true).start();
+        final Process launcher = new ProcessBuilder(command).redirectErrorStream(true).start();
+        started.add(launcher.toHandle());
+        return launcher;
     }
 
     /** Reads the launcher's output until every rank said it is ready; @return the ranks' pids */
-    private static List<Long> ready(final Process launcher, final int ranks, final StringBuilder seen)
+    private List<Long> ready(final Process launcher, final int ranks, final StringBuilder seen)
         throws Exception {
         final BufferedReader in = new BufferedReader(new InputStreamReader(launcher.getInputStream(),
             StandardCharsets.UTF_8));
@@ -56,6 +73,7 @@ class LaunchSignalsTest {
             final Matcher m = p.matcher(line);
             if (m.find()) {
                 pids.add(Long.parseLong(m.group(1)));
+                ProcessHandle.of(pids.get(pids.size() - 1)).ifPresent(started::add);
             }
         }
         assertEquals(ranks, pids.size(), seen.toString());
