@@ -3,10 +3,8 @@ package org.pario.io;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
-import java.util.List;
 
 import org.pario.io.storage.DirectBuffers;
 import org.pario.io.storage.Storage;
@@ -112,18 +110,13 @@ final class RoundBuffers {
             if (kept > 0) {
                 IDLE.addFirst(this);
             } else if (direct) {
-                final List<ByteBuffer> mine = new ArrayList<>();
-                mine.add(outgoing);
-                for (final ByteBuffer[] set : incoming == null ? new ByteBuffer[0][] : incoming) {
-                    mine.addAll(Arrays.asList(set));
+                keep(outgoing);
+                if (incoming != null) {
+                    keep(incoming[0]);
+                    keep(incoming[1]);
                 }
-                mine.addAll(Arrays.asList(readBuffers == null ? new ByteBuffer[0] : readBuffers));
-                mine.addAll(Arrays.asList(windows == null ? new ByteBuffer[0] : windows));
-                for (final ByteBuffer b : mine) {
-                    if (b != null && b.isDirect() && b.capacity() > 0) {
-                        IDLE_BUFFERS.addFirst(b);
-                    }
-                }
+                keep(readBuffers);
+                keep(windows);
                 outgoing = EMPTY;
                 incoming = null;
                 readBuffers = null;
@@ -139,6 +132,18 @@ final class RoundBuffers {
                 if (bytes > keptBytes) {
                     it.remove();
                 }
+            }
+        }
+    }
+
+    /** Adds the direct ones of {@code buffers} (any may be null) to the kept buffers; the caller holds the lock. */
+    private static void keep(final ByteBuffer... buffers) {
+        if (buffers == null) {
+            return;
+        }
+        for (final ByteBuffer b : buffers) {
+            if (b != null && b.isDirect() && b.capacity() > 0) {
+                IDLE_BUFFERS.addFirst(b);
             }
         }
     }
@@ -233,9 +238,8 @@ final class RoundBuffers {
         }
         final int span = Math.addExact(size, block);
         if (windows[which] == null || windows[which].capacity() < span) {
-            // placed as DirectBuffers places a new one, for the same reason
-            final ByteBuffer kept = direct ? keptBuffer(span, span >= DirectBuffers.HUGE_PAGE
-                ? Math.max(block, DirectBuffers.HUGE_PAGE) : block) : null;
+            // placed as a new one would be, for the same reason
+            final ByteBuffer kept = direct ? keptBuffer(span, DirectBuffers.placement(span, block)) : null;
             windows[which] = kept != null ? kept : direct ? DirectBuffers.allocate(span, block)
                 : ByteBuffer.allocate(span);
         }

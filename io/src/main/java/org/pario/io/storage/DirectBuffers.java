@@ -43,10 +43,19 @@ public final class DirectBuffers {
         if (alignment <= 0 || Integer.bitCount(alignment) != 1) {
             throw ParioException.argument("alignment must be a power of two, got " + alignment);
         }
-        final int unit = bytes >= HUGE_PAGE ? Math.max(alignment, HUGE_PAGE) : alignment;
+        final int unit = placement(bytes, alignment);
         final ByteBuffer raw = ByteBuffer.allocateDirect(Math.addExact(bytes, unit));
         final int off = raw.alignmentOffset(0, unit);
         return raw.slice(off == 0 ? 0 : unit - off, bytes);
+    }
+
+    /**
+     * @param bytes     a buffer's capacity
+     * @param alignment what its first byte's address must be a multiple of: a power of two
+     * @return what {@link #allocate} aligns such a buffer's first byte to: a huge page from a huge page on
+     */
+    public static int placement(final int bytes, final int alignment) {
+        return bytes >= HUGE_PAGE ? Math.max(alignment, HUGE_PAGE) : alignment;
     }
 
     /** @return the huge page size the kernel file names, or 2 MiB when it is missing or not a power of two */
