@@ -6,6 +6,7 @@ import java.util.EnumSet;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
+import java.util.function.UnaryOperator;
 
 import org.pario.comm.Communicator;
 import org.pario.comm.Op;
@@ -23,10 +24,10 @@ import org.pario.io.storage.Storage;
  * job computes, that code is compiled by the first checkpoint (docs/benchmarks.md, "Checkpoints", says by how
  * much).
  *
- * <p>Rounds grow from 1 MiB of all ranks' data to 32 MiB, 256 MiB in all, each written and read back. Each round
- * starts with the ranks agreeing whether to go on: {@link #stop()} or the stop condition on any rank ends the
- * warm-up on all of them at the next round, so a round in flight is all a collective call that comes sooner shares
- * the cores with. The first rounds are small for that reason. A failure (a rank gone) ends it quietly on every
+ * <p>Rounds grow from 1 MiB of all ranks' data to 32 MiB, 256 MiB in all, each written and read back. Before each
+ * write and each read the ranks agree whether to go on: {@link #stop()} or the stop condition on any rank ends the
+ * warm-up on all of them at the next step, so the write or read in flight is all a collective call that comes sooner
+ * shares the cores with. The first rounds are small for that reason. A failure (a rank gone) ends it quietly on every
  * rank; the application's own calls meet the same failure and report it.
  */
 public final class ExchangeWarmup implements AutoCloseable {
@@ -40,6 +41,8 @@ public final class ExchangeWarmup implements AutoCloseable {
 
     private final Communicator copy;
     private final Discarding storage = new Discarding();
+    /** What the file's storage is seen through: the caller's decorators over the storage that keeps nothing. */
+    private final UnaryOperator<Storage> decorate;
     private final Thread thread;
     private final AtomicInteger rounds = new AtomicInteger();
     /** Asked before every round besides {@link #stop()}. */
@@ -47,9 +50,11 @@ public final class ExchangeWarmup implements AutoCloseable {
     private volatile boolean stopWanted;
 
     private ExchangeWarmup(final Communicator copy, final Hints hints, final FileView view, final Object buffer,
-                           final long count, final Datatype type, final BooleanSupplier stopWhen) {
+                           final long count, final Datatype type, final BooleanSupplier stopWhen,
+                           final UnaryOperator<Storage> decorate) {
         this.copy = copy;
         this.stopWhen = stopWhen;
+        this.decorate = decorate;
         this.thread = new Thread(() -> run(hints, view, buffer, count, type), "pario-exchange-warmup-"
             + copy.rank());
         thread.setDaemon(true);
@@ -71,8 +76,21 @@ public final class ExchangeWarmup implements AutoCloseable {
     public static ExchangeWarmup start(final Communicator comm, final Hints hints, final FileView view,
                                        final Object buffer, final long count, final Datatype type,
                                        final BooleanSupplier stopWhen) {
+        return start(comm, hints, view, buffer, count, type, stopWhen, UnaryOperator.identity());
+    }
+
+    /**
+     * Starts the rounds over a storage seen through {@code decorate}, as the calls to be warmed will see theirs (a
+     * checkpoint sums what it writes and reads as it goes); see {@link #start(Communicator, Hints, FileView, Object,
+     * long, Datatype, BooleanSupplier)}.
+     *
+     * @param decorate given the storage that keeps nothing, returns what the rounds' file writes and reads through
+     */
+    public static ExchangeWarmup start(final Communicator comm, final Hints hints, final FileView view,
+                                       final Object buffer, final long count, final Datatype type,
+                                       final BooleanSupplier stopWhen, final UnaryOperator<Storage> decorate) {
         final ExchangeWarmup w = new ExchangeWarmup(comm.dupForThread(), hints, view, buffer, count, type,
-            stopWhen);
+            stopWhen, decorate);
         w.thread.start();
         return w;
     }
@@ -132,21 +150,31 @@ public final class ExchangeWarmup implements AutoCloseable {
     private void run(final Hints hints, final FileView view, final Object buffer, final long count,
                      final Datatype type) {
         try (Communicator c = copy; ParallelFile f = ParallelFile.onStorage(c, "exchange warm-up",
-            EnumSet.of(Mode.RDWR), storage, hints)) {
+            EnumSet.of(Mode.RDWR), decorate.apply(storage), hints)) {
             f.setView(view.disp(), view.etype(), view.filetype(), view.datarep());
             long round = FIRST_ROUND_BYTES;
             for (long done = 0; done < TOTAL_BYTES; done += round, round = Math.min(2 * round, ROUND_BYTES)) {
-                if (c.allreduce(stopWanted || stopWhen.getAsBoolean() ? 1 : 0, Op.MAX) != 0) {
+                if (stopAgreed(c)) {
                     return;
                 }
                 final long n = Math.min(count, perRank(round, c.size(), type));
                 f.writeAtAll(0, buffer, n, type);
+                // asked again between the write and the read: a call that begins meanwhile shares the cores with
+                // half a round, not a whole one
+                if (stopAgreed(c)) {
+                    return;
+                }
                 f.readAtAll(0, buffer, n, type);
                 rounds.incrementAndGet();
             }
         } catch (RuntimeException | Error ignored) {
             // a warm-up only: a rank gone or a view the file refuses fails the application's own call as well
         }
+    }
+
+    /** @return whether any rank wants the rounds to end; collective */
+    private boolean stopAgreed(final Communicator c) {
+        return c.allreduce(stopWanted || stopWhen.getAsBoolean() ? 1 : 0, Op.MAX) != 0;
     }
 
     /** Keeps nothing: writes are dropped, reads leave the buffer as it is, up to the end of what was written. */

@@ -69,10 +69,27 @@ final class CheckpointWarmup {
             final DistributedArray<?>.Local local = array.local();
             final Datatype el = array.elementType();
             final long count = ExchangeWarmup.sampleCount(comm.size(), el, local.count());
+            // the rounds' file is summed as a checkpoint's is: what a checkpoint writes and what a restore reads,
+            // on the threads that sum them, through the same decorators
+            final List<StoredArray> summed = List.of(stored(array, WARMED_SUM_BYTES).placed(0));
+            final InFlightChecksums writes = InFlightChecksums.ofWrites(summed, CheckpointWriter.CHUNK, 0);
+            final InFlightChecksums reads = InFlightChecksums.ofReads(summed.get(0), CheckpointWriter.CHUNK);
             // once a checkpoint has begun in this JVM (or had run before), the rounds would only take CPU from it
             return ExchangeWarmup.start(comm, hints, new FileView(0, el, local.filetype(), DataRepresentation.NATIVE),
-                array.element().allocate(count), count, el, () -> checkpointBegun);
+                array.element().allocate(count), count, el, () -> checkpointBegun,
+                storage -> writes.watching(reads.watching(storage)));
         });
+    }
+
+    /** The file bytes the exchange warm-up's checksums cover at most: its rounds write at most 32 MiB of them. */
+    private static final long WARMED_SUM_BYTES = 1L << 30;
+
+    /** @return {@code a} as a checkpoint stores it, its bytes cut at {@code most}, not yet placed in a file */
+    private static StoredArray stored(final DistributedArray<?> a, final long most) {
+        final long bytes = Math.min(most, Math.multiplyExact(a.globalCount(), a.elementType().extent()));
+        return new StoredArray("warm-up", a.shape(), a.elementType(), a.order(), List.of(a.dists()), a.grid(),
+            Attributes.builder().put("units", "K").build(), 0, bytes,
+            new long[(int) ((bytes + CheckpointWriter.CHUNK - 1) / CheckpointWriter.CHUNK)]);
     }
 
     private static void run(final DistributedArray<?> a) {
@@ -80,10 +97,7 @@ final class CheckpointWarmup {
             if (checkpointBegun) {
                 return;
             }
-            final long bytes = Math.multiplyExact(a.globalCount(), a.elementType().extent());
-            final StoredArray stored = new StoredArray("warm-up", a.shape(), a.elementType(), a.order(),
-                List.of(a.dists()), a.grid(), Attributes.builder().put("units", "K").build(), 0, bytes,
-                new long[(int) Math.min(1 << 20, (bytes + CheckpointWriter.CHUNK - 1) / CheckpointWriter.CHUNK)]);
+            final StoredArray stored = stored(a, (1L << 20) * CheckpointWriter.CHUNK);
             final CheckpointHeader planned = new CheckpointHeader(HeaderCodec.VERSION, CheckpointWriter.CHUNK,
                 Instant.now().truncatedTo(ChronoUnit.MILLIS), a.comm().size(), Attributes.builder().put("step", 1)
                 .put("time", 0.5).put("name", "warm-up").build(), List.of(stored));
@@ -101,9 +115,12 @@ final class CheckpointWarmup {
             final CheckpointPhaseEvent event = new CheckpointPhaseEvent();
             event.begin();
             event.end();
-            // the arithmetic that joins in-flight checksums, until the compiler has taken it
-            final ByteBuffer piece = ByteBuffer.allocate(64);
+            // the arithmetic that joins in-flight checksums, until the compiler has taken it; on heap pieces (HDFS)
+            // and direct ones (local files) alike, or the compiled code meets the other kind in the checkpoint and
+            // is compiled again
+            final ByteBuffer[] pieces = {ByteBuffer.allocate(64), ByteBuffer.allocateDirect(64)};
             for (int i = 0; i < 20_000 && !checkpointBegun; i++) {
+                final ByteBuffer piece = pieces[i & 1];
                 Crc32c.contribution(Crc32c.of(piece), piece.remaining(), i * 4096L);
             }
         } catch (RuntimeException | Error ignored) {
