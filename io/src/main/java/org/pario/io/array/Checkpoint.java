@@ -1,6 +1,8 @@
 package org.pario.io.array;
 
 import java.net.URI;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -518,23 +520,53 @@ public final class Checkpoint {
      */
     public CheckpointHeader header(final Communicator comm) {
         CheckpointHeader h = null;
+        byte[] json = null;
         Throwable failure = null;
         if (comm.rank() == 0) {
             try {
                 h = HeaderCodec.read(location);
+                json = HeaderCodec.json(h).getBytes(StandardCharsets.UTF_8);
             } catch (RuntimeException e) {
                 failure = e;
             }
         }
-        Agreement.agree(comm, failure);
-        final byte[] mine = comm.rank() == 0 ? HeaderCodec.json(h).getBytes(StandardCharsets.UTF_8) : null;
-        final long[] length = {mine == null ? 0 : mine.length};
-        comm.bcast(length, 1, Datatype.LONG, 0);
-        final byte[] bytes = comm.rank() == 0 ? mine : new byte[(int) length[0]];
-        comm.bcast(bytes, bytes.length, Datatype.BYTE, 0);
-        return comm.rank() == 0 ? h : HeaderCodec.parse(new String(bytes, StandardCharsets.UTF_8), length[0],
-            location);
+        // one broadcast carries the header's length and its first bytes (all of a header of up to some 5,000
+        // checksums), or -1 when rank 0 could not read it, whose error the agreement then spreads: a restore's
+        // fixed cost is its collectives, and this was three
+        final ByteBuffer first = ByteBuffer.allocate(HEADER_BROADCAST_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        if (comm.rank() == 0) {
+            first.putLong(failure != null ? -1 : json.length);
+            if (json != null) {
+                first.put(json, 0, Math.min(json.length, first.remaining()));
+            }
+        }
+        comm.bcast(first.array(), first.capacity(), Datatype.BYTE, 0);
+        final long length = first.getLong(0);
+        if (length < 0) {
+            Agreement.agree(comm, failure);
+            throw new IllegalStateException("rank 0 could not read the header but reported no error");
+        }
+        if (comm.rank() == 0) {
+            final int sent = first.capacity() - Long.BYTES;
+            if (json.length > sent) {
+                final byte[] rest = Arrays.copyOfRange(json, sent, json.length);
+                comm.bcast(rest, rest.length, Datatype.BYTE, 0);
+            }
+            return h;
+        }
+        final byte[] bytes = new byte[Math.toIntExact(length)];
+        final int inFirst = Math.min(bytes.length, first.capacity() - Long.BYTES);
+        first.get(Long.BYTES, bytes, 0, inFirst);
+        if (bytes.length > inFirst) {
+            final byte[] rest = new byte[bytes.length - inFirst];
+            comm.bcast(rest, rest.length, Datatype.BYTE, 0);
+            System.arraycopy(rest, 0, bytes, inFirst, rest.length);
+        }
+        return HeaderCodec.parse(new String(bytes, StandardCharsets.UTF_8), length, location);
     }
+
+    /** The bytes of a header's first broadcast: its length and as much of its text as fits. */
+    private static final int HEADER_BROADCAST_BYTES = 64 << 10;
 
     /**
      * Reads the header in this process alone, for tools.

@@ -2,6 +2,7 @@ package org.pario.io.array;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -43,6 +44,18 @@ final class InFlightChecksums {
         final Thread t = new Thread(r, "pario-checksums");
         t.setDaemon(true);
         return t;
+    });
+
+    /** A chunk's share: its checksum contribution and the bytes it covers. */
+    private static final Datatype SUM_AND_BYTES = Datatype.contiguous(2, Datatype.LONG);
+    /** Joins shares: contributions by exclusive or (CRC-32C being linear), byte counts by addition. */
+    private static final Op JOIN = Op.create("crc32c-join", true, (in, inout, count, type) -> {
+        final ByteBuffer a = in.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+        final ByteBuffer b = inout.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+        for (int at = 0; at < 16 * count; at += 16) {
+            b.putLong(at, a.getLong(at) ^ b.getLong(at));
+            b.putLong(at + 8, a.getLong(at + 8) + b.getLong(at + 8));
+        }
     });
 
     private final List<StoredArray> arrays;
@@ -104,11 +117,21 @@ final class InFlightChecksums {
      *     chunk is unsure
      */
     long[][] joined(final Communicator comm) {
+        // one reduction of (sum, bytes) pairs, not one of each: a restore's fixed cost is its collectives
+        final long[] mine = new long[2 * sums.length];
+        synchronized (this) {
+            for (int i = 0; i < sums.length; i++) {
+                mine[2 * i] = sums[i];
+                mine[2 * i + 1] = bytes[i];
+            }
+        }
+        final long[] all = new long[mine.length];
+        comm.allreduce(mine, all, sums.length, SUM_AND_BYTES, JOIN);
         final long[] allSums = new long[sums.length];
         final long[] allBytes = new long[bytes.length];
-        synchronized (this) {
-            comm.allreduce(sums, allSums, sums.length, Datatype.LONG, Op.BXOR);
-            comm.allreduce(bytes, allBytes, bytes.length, Datatype.LONG, Op.SUM);
+        for (int i = 0; i < sums.length; i++) {
+            allSums[i] = all[2 * i];
+            allBytes[i] = all[2 * i + 1];
         }
         final long[][] out = new long[arrays.size()][];
         for (int a = 0; a < arrays.size(); a++) {

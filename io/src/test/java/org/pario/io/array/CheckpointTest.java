@@ -316,6 +316,31 @@ class CheckpointTest {
         }
     }
 
+    /**
+     * A header longer than the first broadcast of its bytes (some 64 KiB: here 20,000 numbers of an attribute) reaches
+     * every rank whole, and the restore through it holds the data; a short one is tested everywhere else.
+     */
+    @Test
+    void aHeaderLongerThanItsFirstBroadcastReachesEveryRankWhole() {
+        final Path file = dir.resolve("long-header.ckpt");
+        final long[] sizes = new long[20_000];
+        for (int i = 0; i < sizes.length; i++) {
+            sizes[i] = 1_000_000_007L * i;
+        }
+        LocalCluster.run(3, comm -> {
+            final DistributedArray<double[]> a = field(comm, Dist.block(), Dist.cyclic(), Dist.none());
+            Checkpoint.at(file).writer().attribute("sizes", sizes).array("field", a, values(a)).write();
+        });
+        assertTrue(HeaderCodec.json(Checkpoint.at(file).header()).length() > 64 << 10);
+        LocalCluster.run(3, comm -> {
+            final CheckpointHeader h = Checkpoint.at(file).header(comm);
+            assertArrayEquals(sizes, h.attributes().getLongs("sizes"));
+            assertEquals(Checkpoint.at(file).header().array("field").offset(), h.array("field").offset());
+            final DistributedArray<double[]> a = field(comm, Dist.cyclic(), Dist.block(), Dist.none());
+            assertArrayEquals(values(a), Checkpoint.at(file).restore("field", a));
+        });
+    }
+
     /** One flipped bit anywhere in the header (an order "c" becoming "b", a digit of a shape) is refused. */
     @Test
     void aFlippedBitInTheHeaderOrATruncatedFileIsRefused() throws Exception {
