@@ -58,86 +58,15 @@ class ExchangeWarmupTest {
     void roundsWriteAndReadThroughTheDecoratorGiven() {
         LocalCluster.run(3, comm -> {
             final long count = 4L << 20 >> 3;
-            final long[] moved = new long[2];
+            final SievingTest.Counting[] counting = new SievingTest.Counting[1];
             final ExchangeWarmup w = ExchangeWarmup.start(comm, Hints.of(java.util.Map.of("cb_buffer_size",
                 "4194304")), cyclic(3, comm.rank(), 192), new double[(int) count], count, Datatype.DOUBLE,
-                () -> false, inner -> new Counting(inner, moved));
+                () -> false, inner -> counting[0] = new SievingTest.Counting(inner));
             assertTrue(w.await(60_000), "the rounds end by themselves");
             assertEquals(13, w.rounds());
-            synchronized (moved) {
-                assertEquals(w.bytesWritten(), moved[0], "every byte written passed the decorator");
-                assertEquals(w.bytesWritten(), moved[1], "every byte read back passed it too");
-            }
+            assertEquals(w.bytesWritten(), counting[0].bytesWritten.get(), "every byte written passed the decorator");
+            assertEquals(w.bytesWritten(), counting[0].bytesRead.get(), "every byte read back passed it too");
         });
-    }
-
-    /** Counts the bytes written ([0]) and read ([1]) through it. */
-    private static final class Counting implements org.pario.io.storage.Storage {
-        private final org.pario.io.storage.Storage inner;
-        private final long[] moved;
-
-        Counting(final org.pario.io.storage.Storage inner, final long[] moved) {
-            this.inner = inner;
-            this.moved = moved;
-        }
-
-        @Override
-        public java.util.Set<Capability> capabilities() {
-            return inner.capabilities();
-        }
-
-        @Override
-        public long preferredBlockSize() {
-            return inner.preferredBlockSize();
-        }
-
-        @Override
-        public boolean prefersDirectBuffers() {
-            return inner.prefersDirectBuffers();
-        }
-
-        @Override
-        public long size() throws java.io.IOException {
-            return inner.size();
-        }
-
-        @Override
-        public long read(final long position, final java.nio.ByteBuffer dst) throws java.io.IOException {
-            final long n = inner.read(position, dst);
-            synchronized (moved) {
-                moved[1] += Math.max(0, n);
-            }
-            return n;
-        }
-
-        @Override
-        public void write(final long position, final java.nio.ByteBuffer src) throws java.io.IOException {
-            final int n = src.remaining();
-            inner.write(position, src);
-            synchronized (moved) {
-                moved[0] += n;
-            }
-        }
-
-        @Override
-        public void truncate(final long size) throws java.io.IOException {
-            inner.truncate(size);
-        }
-
-        @Override
-        public void sync() throws java.io.IOException {
-            inner.sync();
-        }
-
-        @Override
-        public AutoCloseable lock(final long position, final long length) throws java.io.IOException {
-            return inner.lock(position, length);
-        }
-
-        @Override
-        public void close() throws java.io.IOException {
-            inner.close();
-        }
     }
 
     /** One rank asks for the end; every rank ends at the same round, and the communicator is free again. */

@@ -35,12 +35,14 @@ class SievingTest {
     @TempDir
     Path dir;
 
-    /** Counts the read calls that reach storage. */
+    /** Counts the calls that reach storage, and the bytes they move. */
     static class Counting implements Storage {
         final Storage inner;
         final AtomicInteger reads = new AtomicInteger();
         final AtomicInteger writes = new AtomicInteger();
         final AtomicInteger locks = new AtomicInteger();
+        final java.util.concurrent.atomic.AtomicLong bytesRead = new java.util.concurrent.atomic.AtomicLong();
+        final java.util.concurrent.atomic.AtomicLong bytesWritten = new java.util.concurrent.atomic.AtomicLong();
 
         Counting(final Storage inner) {
             this.inner = inner;
@@ -69,13 +71,17 @@ class SievingTest {
         @Override
         public long read(final long position, final ByteBuffer dst) throws IOException {
             reads.incrementAndGet();
-            return inner.read(position, dst);
+            final long n = inner.read(position, dst);
+            bytesRead.addAndGet(Math.max(0, n));
+            return n;
         }
 
         @Override
         public void write(final long position, final ByteBuffer src) throws IOException {
             writes.incrementAndGet();
+            final int n = src.remaining();
             inner.write(position, src);
+            bytesWritten.addAndGet(n);
         }
 
         @Override
