@@ -85,7 +85,10 @@ final class CheckpointWarmup {
     private static final int CODEC_RUNS = 40;
     private static final long CODEC_TEXT_BYTES = 4L << 20;
 
-    /** The file bytes the exchange warm-up's checksums cover at most: its rounds write at most 32 MiB of them. */
+    /**
+     * The file bytes the exchange warm-up's checksums cover at most: its rounds move at most 32 MiB at a time,
+     * anywhere in the array's bytes; those past this bound pass the decorators unsummed, which bounds the sums kept.
+     */
     private static final long WARMED_SUM_BYTES = 1L << 30;
 
     /** @return {@code a} as a checkpoint stores it, its bytes cut at {@code most}, not yet placed in a file */
