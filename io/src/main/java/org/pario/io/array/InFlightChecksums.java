@@ -62,10 +62,13 @@ final class InFlightChecksums {
     private final long chunk;
     /** How far before its offset in the header each array lies in the file being moved. */
     private final long shift;
-    /** Per array, the first index of its chunks in {@link #sums} and {@link #bytes}. */
+    /** Per array, the index of its first chunk among all arrays' chunks. */
     private final int[] firstChunk;
-    private final long[] sums;
-    private final long[] bytes;
+    /**
+     * Chunk k's share: its checksum contribution at {@code 2k}, the bytes it covers at {@code 2k + 1}; interleaved
+     * as the reduction that joins the ranks' shares takes them.
+     */
+    private final long[] shares;
     /** Whether the bytes summed are the ones written (a checkpoint write) rather than read (a restore). */
     private final boolean writing;
 
@@ -79,8 +82,7 @@ final class InFlightChecksums {
         for (int i = 0; i < arrays.size(); i++) {
             firstChunk[i + 1] = firstChunk[i] + arrays.get(i).chunks();
         }
-        this.sums = new long[firstChunk[arrays.size()]];
-        this.bytes = new long[sums.length];
+        this.shares = new long[2 * firstChunk[arrays.size()]];
     }
 
     /**
@@ -118,20 +120,9 @@ final class InFlightChecksums {
      */
     long[][] joined(final Communicator comm) {
         // one reduction of (sum, bytes) pairs, not one of each: a restore's fixed cost is its collectives
-        final long[] mine = new long[2 * sums.length];
+        final long[] all = new long[shares.length];
         synchronized (this) {
-            for (int i = 0; i < sums.length; i++) {
-                mine[2 * i] = sums[i];
-                mine[2 * i + 1] = bytes[i];
-            }
-        }
-        final long[] all = new long[mine.length];
-        comm.allreduce(mine, all, sums.length, SUM_AND_BYTES, JOIN);
-        final long[] allSums = new long[sums.length];
-        final long[] allBytes = new long[bytes.length];
-        for (int i = 0; i < sums.length; i++) {
-            allSums[i] = all[2 * i];
-            allBytes[i] = all[2 * i + 1];
+            comm.allreduce(shares, all, shares.length / 2, SUM_AND_BYTES, JOIN);
         }
         final long[][] out = new long[arrays.size()][];
         for (int a = 0; a < arrays.size(); a++) {
@@ -142,8 +133,9 @@ final class InFlightChecksums {
                 final int at = firstChunk[a] + i;
                 // a restore may skip bytes (an element's padding, a path that reads past this decorator), which
                 // are not known to be zeros in the file as they are in a new one
-                final boolean summed = writing ? allBytes[at] <= length : allBytes[at] == length;
-                out[a][i] = summed ? Integer.toUnsignedLong(Crc32c.zeros(length) ^ (int) allSums[at]) : -1;
+                final long bytes = all[2 * at + 1];
+                final boolean summed = writing ? bytes <= length : bytes == length;
+                out[a][i] = summed ? Integer.toUnsignedLong(Crc32c.zeros(length) ^ (int) all[2 * at]) : -1;
             }
         }
         return out;
@@ -170,8 +162,8 @@ final class InFlightChecksums {
                     - position));
                 final int contribution = Crc32c.contribution(Crc32c.of(piece), pieceEnd - at, chunkEnd - pieceEnd);
                 synchronized (this) {
-                    sums[firstChunk[a] + i] ^= Integer.toUnsignedLong(contribution);
-                    bytes[firstChunk[a] + i] += pieceEnd - at;
+                    shares[2 * (firstChunk[a] + i)] ^= Integer.toUnsignedLong(contribution);
+                    shares[2 * (firstChunk[a] + i) + 1] += pieceEnd - at;
                 }
                 at = pieceEnd;
             }
@@ -187,7 +179,7 @@ final class InFlightChecksums {
             final long to = Math.min(end, start + array.bytes());
             if (from < to) {
                 for (long i = (from - start) / chunk; i <= (to - 1 - start) / chunk; i++) {
-                    bytes[firstChunk[a] + (int) i] += UNSURE;
+                    shares[2 * (firstChunk[a] + (int) i) + 1] += UNSURE;
                 }
             }
         }
