@@ -9,6 +9,11 @@ import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.Supplier;
 
 import org.pario.ParioException;
 import org.pario.comm.Communicator;
@@ -318,14 +323,26 @@ public final class Checkpoint {
         final Communicator comm = array.comm();
         final Phases phases = new Phases(this, comm);
         phases.begin(CheckpointListener.Phase.AGREE, 0);
-        final CheckpointHeader h = header(comm);
-        final StoredArray a = agreedTarget(comm, h, name, "array '" + name + "'", array, buffer,
-            stored -> mismatch(stored, array));
-        phases.end();
-        phases.begin(CheckpointListener.Phase.READ, a.bytes());
-        final InFlightChecksums sums = InFlightChecksums.ofReads(a, h.chunkBytes());
-        try (ParallelFile f = ParallelFile.open(comm, location, EnumSet.of(Mode.RDONLY), hints,
-            sums::watching)) {
+        // rank 0 reads the header while every rank opens the file: a restore's fixed cost is latencies, and the
+        // header's read from a cold cache is one of the longest
+        final CompletableFuture<HeaderCodec.Read> onRoot = comm.rank() == 0 ? readInBackground() : null;
+        final InFlightChecksums sums = InFlightChecksums.ofReadsToBind();
+        final ParallelFile opened;
+        try {
+            opened = ParallelFile.open(comm, location, EnumSet.of(Mode.RDONLY), hints, sums::watching);
+        } catch (ParioException e) {
+            // the checkpoint's own error (no such file, not a checkpoint) when there is one: it says more
+            shared(comm, () -> onRoot.join());
+            throw e;
+        }
+        final CheckpointHeader h;
+        final StoredArray a;
+        try (ParallelFile f = opened) {
+            h = shared(comm, () -> onRoot.join());
+            a = agreedTarget(comm, h, name, "array '" + name + "'", array, buffer, stored -> mismatch(stored, array));
+            sums.bind(a, h.chunkBytes());
+            phases.end();
+            phases.begin(CheckpointListener.Phase.READ, a.bytes());
             final Datatype el = array.elementType();
             final DistributedArray<T>.Local part = array.local();
             f.setView(a.offset(), el, part.filetype(), DataRepresentation.NATIVE);
@@ -519,13 +536,33 @@ public final class Checkpoint {
      * @throws ParioException on every rank if the file is missing, damaged or not a checkpoint
      */
     public CheckpointHeader header(final Communicator comm) {
-        CheckpointHeader h = null;
-        byte[] json = null;
+        return shared(comm, () -> HeaderCodec.readWithText(location));
+    }
+
+    /** Rank 0's read of the header, on another thread, so that it overlaps what the ranks do meanwhile. */
+    private CompletableFuture<HeaderCodec.Read> readInBackground() {
+        return CompletableFuture.supplyAsync(() -> HeaderCodec.readWithText(location), HEADER_READS);
+    }
+
+    /** The threads that read headers in the background: daemons, made as needed. */
+    private static final ExecutorService HEADER_READS = Executors.newCachedThreadPool(r -> {
+        final Thread t = new Thread(r, "pario-checkpoint-header");
+        t.setDaemon(true);
+        return t;
+    });
+
+    /**
+     * Collective: the header rank 0 reads with {@code readOnRoot} (called there only), on every rank, or rank 0's
+     * error on every rank.
+     */
+    private CheckpointHeader shared(final Communicator comm, final Supplier<HeaderCodec.Read> readOnRoot) {
+        HeaderCodec.Read read = null;
         Throwable failure = null;
         if (comm.rank() == 0) {
             try {
-                h = HeaderCodec.read(location);
-                json = HeaderCodec.json(h).getBytes(StandardCharsets.UTF_8);
+                read = readOnRoot.get();
+            } catch (CompletionException e) {
+                failure = e.getCause() == null ? e : e.getCause();
             } catch (RuntimeException e) {
                 failure = e;
             }
@@ -535,9 +572,9 @@ public final class Checkpoint {
         // fixed cost is its collectives, and this was three
         final ByteBuffer first = ByteBuffer.allocate(HEADER_BROADCAST_BYTES).order(ByteOrder.LITTLE_ENDIAN);
         if (comm.rank() == 0) {
-            first.putLong(failure != null ? -1 : json.length);
-            if (json != null) {
-                first.put(json, 0, Math.min(json.length, first.remaining()));
+            first.putLong(read == null ? -1 : read.text().length);
+            if (read != null) {
+                first.put(read.text(), 0, Math.min(read.text().length, first.remaining()));
             }
         }
         comm.bcast(first.array(), first.capacity(), Datatype.BYTE, 0);
@@ -547,12 +584,13 @@ public final class Checkpoint {
             throw new IllegalStateException("rank 0 could not read the header but reported no error");
         }
         if (comm.rank() == 0) {
+            final byte[] text = read.text();
             final int sent = first.capacity() - Long.BYTES;
-            if (json.length > sent) {
-                final byte[] rest = Arrays.copyOfRange(json, sent, json.length);
+            if (text.length > sent) {
+                final byte[] rest = Arrays.copyOfRange(text, sent, text.length);
                 comm.bcast(rest, rest.length, Datatype.BYTE, 0);
             }
-            return h;
+            return read.header();
         }
         final byte[] bytes = new byte[Math.toIntExact(length)];
         final int inFirst = Math.min(bytes.length, first.capacity() - Long.BYTES);

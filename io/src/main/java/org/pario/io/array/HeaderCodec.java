@@ -157,6 +157,21 @@ final class HeaderCodec {
      * @throws ParioException of category IO naming the location and what is wrong
      */
     static CheckpointHeader read(final String location) {
+        return readWithText(location).header();
+    }
+
+    /** A header as read, with its text: what {@link #parse} makes the same header of on another rank. */
+    record Read(CheckpointHeader header, byte[] text) {
+    }
+
+    /**
+     * Reads and checks the header of a checkpoint, as {@link #read(String)} does, keeping its text.
+     *
+     * @param location the checkpoint
+     * @return its header and text
+     * @throws ParioException of category IO naming the location and what is wrong
+     */
+    static Read readWithText(final String location) {
         // reading a header repairs nothing (false): a checkpoint is published whole, by a rename
         try (Storage ch = Storages.open(location,
             new StorageProvider.Request(true, false, false, false, Map.of(), false))) {
@@ -202,7 +217,7 @@ final class HeaderCodec {
                 throw corrupt(location, "it is truncated: it holds " + size + " bytes, its header describes "
                     + h.fileBytes());
             }
-            return h;
+            return new Read(h, text.array());
         } catch (IOException e) {
             throw new ParioException(ErrorCategory.IO, "checkpoint " + location + ": " + why(e), e);
         }

@@ -20,7 +20,7 @@ import org.pario.io.storage.Storage;
 /**
  * The CRC-32C of every checksum chunk of a checkpoint's arrays, computed from the bytes as they pass between memory
  * and storage, on whichever rank moves them: a storage decorator sees each write (or read) of this rank, and the
- * ranks' shares are joined with two allreduces ({@link Crc32c}: a chunk's checksum is the XOR of what its pieces
+ * ranks' shares are joined with one allreduce ({@link Crc32c}: a chunk's checksum is the XOR of what its pieces
  * contribute, whoever moved them and in whatever order).
  *
  * <p>Only bytes moved exactly once can be summed so. A chunk is <em>unsure</em>, and left to be read from the file,
@@ -58,31 +58,40 @@ final class InFlightChecksums {
         }
     });
 
-    private final List<StoredArray> arrays;
-    private final long chunk;
-    /** How far before its offset in the header each array lies in the file being moved. */
-    private final long shift;
-    /** Per array, the index of its first chunk among all arrays' chunks. */
-    private final int[] firstChunk;
-    /**
-     * Chunk k's share: its checksum contribution at {@code 2k}, the bytes it covers at {@code 2k + 1}; interleaved
-     * as the reduction that joins the ranks' shares takes them.
-     */
-    private final long[] shares;
     /** Whether the bytes summed are the ones written (a checkpoint write) rather than read (a restore). */
     private final boolean writing;
+    /** Where the arrays and their chunks lie; null until a restore has learnt its array from the header. */
+    private volatile Layout layout;
 
-    private InFlightChecksums(final List<StoredArray> arrays, final long chunk, final long shift,
-                              final boolean writing) {
-        this.writing = writing;
-        this.arrays = arrays;
-        this.chunk = chunk;
-        this.shift = shift;
-        this.firstChunk = new int[arrays.size() + 1];
-        for (int i = 0; i < arrays.size(); i++) {
-            firstChunk[i + 1] = firstChunk[i] + arrays.get(i).chunks();
+    /** The arrays summed, where they lie, and each chunk's share so far. */
+    private static final class Layout {
+        private final List<StoredArray> arrays;
+        private final long chunk;
+        /** How far before its offset in the header each array lies in the file being moved. */
+        private final long shift;
+        /** Per array, the index of its first chunk among all arrays' chunks. */
+        private final int[] firstChunk;
+        /**
+         * Chunk k's share: its checksum contribution at {@code 2k}, the bytes it covers at {@code 2k + 1};
+         * interleaved as the reduction that joins the ranks' shares takes them.
+         */
+        private final long[] shares;
+
+        Layout(final List<StoredArray> arrays, final long chunk, final long shift) {
+            this.arrays = arrays;
+            this.chunk = chunk;
+            this.shift = shift;
+            this.firstChunk = new int[arrays.size() + 1];
+            for (int i = 0; i < arrays.size(); i++) {
+                firstChunk[i + 1] = firstChunk[i] + arrays.get(i).chunks();
+            }
+            this.shares = new long[2 * firstChunk[arrays.size()]];
         }
-        this.shares = new long[2 * firstChunk[arrays.size()]];
+    }
+
+    private InFlightChecksums(final Layout layout, final boolean writing) {
+        this.writing = writing;
+        this.layout = layout;
     }
 
     /**
@@ -93,7 +102,7 @@ final class InFlightChecksums {
      * @param shift  how far before its offset in the header each array lies in the file written
      */
     static InFlightChecksums ofWrites(final List<StoredArray> arrays, final long chunk, final long shift) {
-        return new InFlightChecksums(arrays, chunk, shift, true);
+        return new InFlightChecksums(new Layout(arrays, chunk, shift), true);
     }
 
     /**
@@ -103,7 +112,37 @@ final class InFlightChecksums {
      * @param chunk bytes per checksum chunk
      */
     static InFlightChecksums ofReads(final StoredArray array, final long chunk) {
-        return new InFlightChecksums(List.of(array), chunk, 0, false);
+        return new InFlightChecksums(new Layout(List.of(array), chunk, 0), false);
+    }
+
+    /**
+     * The sums of a restore whose array is named by a header not read yet: a file can be opened through
+     * {@link #watching} before {@link #bind} says which array its reads are summed for, and nothing may be read
+     * through it before that.
+     */
+    static InFlightChecksums ofReadsToBind() {
+        return new InFlightChecksums(null, false);
+    }
+
+    /**
+     * Says which array a restore's reads are summed for; once, before anything is read.
+     *
+     * @param array the array restored, placed
+     * @param chunk bytes per checksum chunk
+     */
+    void bind(final StoredArray array, final long chunk) {
+        if (layout != null) {
+            throw new IllegalStateException("the checksums' array is bound already");
+        }
+        layout = new Layout(List.of(array), chunk, 0);
+    }
+
+    private Layout layout() {
+        final Layout l = layout;
+        if (l == null) {
+            throw new IllegalStateException("a restore read bytes before it knew which array they belong to");
+        }
+        return l;
     }
 
     /** @return {@code storage} with the accesses this rank makes through it summed */
@@ -119,18 +158,19 @@ final class InFlightChecksums {
      *     chunk is unsure
      */
     long[][] joined(final Communicator comm) {
+        final Layout l = layout();
         // one reduction of (sum, bytes) pairs, not one of each: a restore's fixed cost is its collectives
-        final long[] all = new long[shares.length];
+        final long[] all = new long[l.shares.length];
         synchronized (this) {
-            comm.allreduce(shares, all, shares.length / 2, SUM_AND_BYTES, JOIN);
+            comm.allreduce(l.shares, all, l.shares.length / 2, SUM_AND_BYTES, JOIN);
         }
-        final long[][] out = new long[arrays.size()][];
-        for (int a = 0; a < arrays.size(); a++) {
-            final StoredArray array = arrays.get(a);
+        final long[][] out = new long[l.arrays.size()][];
+        for (int a = 0; a < l.arrays.size(); a++) {
+            final StoredArray array = l.arrays.get(a);
             out[a] = new long[array.chunks()];
             for (int i = 0; i < out[a].length; i++) {
-                final long length = chunkLength(array, i);
-                final int at = firstChunk[a] + i;
+                final long length = Math.min(l.chunk, array.bytes() - i * l.chunk);
+                final int at = l.firstChunk[a] + i;
                 // a restore may skip bytes (an element's padding, a path that reads past this decorator), which
                 // are not known to be zeros in the file as they are in a new one
                 final long bytes = all[2 * at + 1];
@@ -141,16 +181,14 @@ final class InFlightChecksums {
         return out;
     }
 
-    private long chunkLength(final StoredArray a, final int i) {
-        return Math.min(chunk, a.bytes() - i * chunk);
-    }
-
     /** Adds the bytes {@code data} holds (its remaining ones) at file position {@code position}. */
     private void add(final long position, final ByteBuffer data) {
+        final Layout l = layout();
+        final long chunk = l.chunk;
         final long end = position + data.remaining();
-        for (int a = 0; a < arrays.size(); a++) {
-            final StoredArray array = arrays.get(a);
-            final long start = array.offset() - shift;
+        for (int a = 0; a < l.arrays.size(); a++) {
+            final StoredArray array = l.arrays.get(a);
+            final long start = array.offset() - l.shift;
             final long from = Math.max(position, start);
             final long to = Math.min(end, start + array.bytes());
             for (long at = from; at < to; ) {
@@ -162,8 +200,8 @@ final class InFlightChecksums {
                     - position));
                 final int contribution = Crc32c.contribution(Crc32c.of(piece), pieceEnd - at, chunkEnd - pieceEnd);
                 synchronized (this) {
-                    shares[2 * (firstChunk[a] + i)] ^= Integer.toUnsignedLong(contribution);
-                    shares[2 * (firstChunk[a] + i) + 1] += pieceEnd - at;
+                    l.shares[2 * (l.firstChunk[a] + i)] ^= Integer.toUnsignedLong(contribution);
+                    l.shares[2 * (l.firstChunk[a] + i) + 1] += pieceEnd - at;
                 }
                 at = pieceEnd;
             }
@@ -172,14 +210,15 @@ final class InFlightChecksums {
 
     /** Marks the chunks that bytes {@code [position, end)} touch as unsure. */
     private synchronized void unsure(final long position, final long end) {
-        for (int a = 0; a < arrays.size(); a++) {
-            final StoredArray array = arrays.get(a);
-            final long start = array.offset() - shift;
+        final Layout l = layout();
+        for (int a = 0; a < l.arrays.size(); a++) {
+            final StoredArray array = l.arrays.get(a);
+            final long start = array.offset() - l.shift;
             final long from = Math.max(position, start);
             final long to = Math.min(end, start + array.bytes());
             if (from < to) {
-                for (long i = (from - start) / chunk; i <= (to - 1 - start) / chunk; i++) {
-                    shares[2 * (firstChunk[a] + (int) i) + 1] += UNSURE;
+                for (long i = (from - start) / l.chunk; i <= (to - 1 - start) / l.chunk; i++) {
+                    l.shares[2 * (l.firstChunk[a] + (int) i) + 1] += UNSURE;
                 }
             }
         }

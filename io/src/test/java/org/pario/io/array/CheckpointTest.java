@@ -539,6 +539,23 @@ class CheckpointTest {
         assertTrue(!e.getMessage().contains(".tmp"), e.getMessage());
     }
 
+
+    @Test
+    void aRestoreOfAMissingFileOrOfOneThatIsNoCheckpointFailsEveryRankSayingSo() throws Exception {
+        final Path missing = dir.resolve("missing.ckpt");
+        final ParioException none = assertThrows(ParioException.class, () -> LocalCluster.run(3, comm ->
+            Checkpoint.at(missing).restore("x", DistributedArray.of(comm, Element.DOUBLE, new long[] {8}))));
+        assertTrue(none.getMessage().contains("checkpoint " + missing + ": no such file " + missing),
+            none.getMessage());
+        assertTrue(none.agreed(), "every rank raised the same error");
+        final Path junk = dir.resolve("junk.ckpt");
+        Files.writeString(junk, "hello, not a checkpoint at all");
+        final ParioException notOne = assertThrows(ParioException.class, () -> LocalCluster.run(3, comm ->
+            Checkpoint.at(junk).restore("x", DistributedArray.of(comm, Element.DOUBLE, new long[] {8}))));
+        assertTrue(notOne.getMessage().contains("not a Pario checkpoint"), notOne.getMessage());
+        assertTrue(notOne.agreed(), "every rank raised the same error");
+        assertEquals("hello, not a checkpoint at all", Files.readString(junk), "the file is left as it was");
+    }
     @Test
     void theListenerSeesEveryPhaseInOrder() {
         final Path file = dir.resolve("p.ckpt");
