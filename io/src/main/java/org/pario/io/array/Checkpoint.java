@@ -1,8 +1,6 @@
 package org.pario.io.array;
 
 import java.net.URI;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -567,44 +565,17 @@ public final class Checkpoint {
                 failure = e;
             }
         }
-        // one broadcast carries the header's length and its first bytes (all of a header of up to some 5,000
-        // checksums), or -1 when rank 0 could not read it, whose error the agreement then spreads: a restore's
-        // fixed cost is its collectives, and this was three
-        final ByteBuffer first = ByteBuffer.allocate(HEADER_BROADCAST_BYTES).order(ByteOrder.LITTLE_ENDIAN);
-        if (comm.rank() == 0) {
-            first.putLong(read == null ? -1 : read.text().length);
-            if (read != null) {
-                first.put(read.text(), 0, Math.min(read.text().length, first.remaining()));
-            }
-        }
-        comm.bcast(first.array(), first.capacity(), Datatype.BYTE, 0);
-        final long length = first.getLong(0);
-        if (length < 0) {
+        // the header's text, or none when rank 0 could not read it, whose error the agreement then spreads
+        final byte[] text = RootBytes.broadcast(comm, read == null ? null : read.text());
+        if (text == null) {
             Agreement.agree(comm, failure);
             throw new IllegalStateException("rank 0 could not read the header but reported no error");
         }
         if (comm.rank() == 0) {
-            final byte[] text = read.text();
-            final int sent = first.capacity() - Long.BYTES;
-            if (text.length > sent) {
-                final byte[] rest = Arrays.copyOfRange(text, sent, text.length);
-                comm.bcast(rest, rest.length, Datatype.BYTE, 0);
-            }
             return read.header();
         }
-        final byte[] bytes = new byte[Math.toIntExact(length)];
-        final int inFirst = Math.min(bytes.length, first.capacity() - Long.BYTES);
-        first.get(Long.BYTES, bytes, 0, inFirst);
-        if (bytes.length > inFirst) {
-            final byte[] rest = new byte[bytes.length - inFirst];
-            comm.bcast(rest, rest.length, Datatype.BYTE, 0);
-            System.arraycopy(rest, 0, bytes, inFirst, rest.length);
-        }
-        return HeaderCodec.parse(new String(bytes, StandardCharsets.UTF_8), length, location);
+        return HeaderCodec.parse(new String(text, StandardCharsets.UTF_8), text.length, location);
     }
-
-    /** The bytes of a header's first broadcast: its length and as much of its text as fits. */
-    private static final int HEADER_BROADCAST_BYTES = 64 << 10;
 
     /**
      * Reads the header in this process alone, for tools.

@@ -368,11 +368,7 @@ public final class CheckpointWriter {
         } catch (RuntimeException e) {
             failure = e;
         }
-        final byte[] mine = text.getBytes(StandardCharsets.UTF_8);
-        final long[] length = {mine.length};
-        comm.bcast(length, 1, Datatype.LONG, 0);
-        final byte[] rootBytes = comm.rank() == 0 ? mine : new byte[(int) length[0]];
-        comm.bcast(rootBytes, rootBytes.length, Datatype.BYTE, 0);
+        final byte[] rootBytes = RootBytes.broadcast(comm, text.getBytes(StandardCharsets.UTF_8));
         if (failure == null && !new String(rootBytes, StandardCharsets.UTF_8).equals(text)) {
             failure = ParioException.argument("checkpoint " + target.location() + ": rank " + comm.rank()
                 + " describes other arrays, layouts or attributes than rank 0: " + difference(rootBytes, text));
