@@ -9,7 +9,7 @@
 # previous one, and every read PARIO_BENCH_READ_SETTLE seconds after the page cache was dropped (bench/run-io.sh
 # says why).
 # Usage: bench/run-checkpoint.sh [EDGE] [DIR]   (default: 512 = 1 GiB, in bench/target/checkpoint);
-#        PARIO_BENCH_REPS=N; PARIO_BENCH_PATTERNS="2x2x1 cyclic"; PARIO_BENCH_ROUNDS=R (default 3) rounds in each
+#        PARIO_BENCH_REPS=N; PARIO_BENCH_PATTERNS="2x2x1 cyclic"; PARIO_BENCH_ROUNDS=R (default 5) rounds in each
 #        Pario job, of which all but the first count for the warm phases (the first checkpoint counts once a job;
 #        the job runs each raw phase before its checkpoint phase in odd rounds and after it in even ones, so an odd
 #        R counts as many rounds of either order);
@@ -41,7 +41,8 @@ limit=${PARIO_BENCH_LIMIT:-900}
 reps=${PARIO_BENCH_REPS:-3}
 results="$out/results.txt"
 : > "$results"
-rounds=${PARIO_BENCH_ROUNDS:-3}
+# five: a job compiles into its second round, and more rounds a job spread less than more jobs (benchmarks.md)
+rounds=${PARIO_BENCH_ROUNDS:-5}
 stacks=${PARIO_BENCH_STACKS:-pario hdf5}
 run() { # label compute-seconds prepared(yes/no) command...
     local label=$1 compute=$2 prepared=$3; shift 3
