@@ -44,16 +44,26 @@ results="$out/results.txt"
 # five: a job compiles into its second round, and more rounds a job spread less than more jobs (benchmarks.md)
 rounds=${PARIO_BENCH_ROUNDS:-5}
 stacks=${PARIO_BENCH_STACKS:-pario hdf5}
+jobs=0
 run() { # label compute-seconds prepared(yes/no) command...
     local label=$1 compute=$2 prepared=$3; shift 3
+    jobs=$((jobs + 1))
+    local errors="$out/job-$jobs.err" before
+    before=$(wc -l < "$results")
     # a Pario job's warm phases count in every round but its first; its first checkpoint, and HDF5's lines, always;
     # an unprepared job counts for its first checkpoint only
-    timeout "$limit" "$@" 2>/dev/null | awk -v l="$label" -v c="$compute" -v p="$prepared" '
+    timeout "$limit" "$@" 2>"$errors" | awk -v l="$label" -v c="$compute" -v p="$prepared" '
         /^# round / { round = $3 }
         /^[a-z0-9-]+ [a-z0-9x]+ [0-9]+ [0-9.]+ [0-9.]+$/ {
             if ($1 == "first-checkpoint" && c > 0) $1 = "first-after-" c "s"
             if (p == "no") { if ($1 ~ /^first-/) print l, $1 "-unprepared", $2, $3, $4, $5; next }
             if (l != "Pario" || $1 ~ /^first-/ || round > 1) print l, $0 }' >> "$results" || true
+    if [ "$(wc -l < "$results")" -eq "$before" ]; then
+        # a job that counts nothing is left out of the medians, not hidden: say so, and keep what it printed
+        echo "job $jobs ($label: $*) gave no figures; its errors are in $errors" >&2
+    else
+        rm -f "$errors"
+    fi
     rm -f "$dir"/run-checkpoint*
     sleep "$settle"
 }
