@@ -40,9 +40,19 @@ limit=${PARIO_BENCH_LIMIT:-300}
 file="$dir/run-io.bin"
 results="$out/results.txt"
 : > "$results"
+jobs=0
 run() { # label command...
     local label=$1; shift
-    timeout "$limit" "$@" 2>/dev/null | awk -v l="$label" '/^(write|read) / { print l, $0 }' >> "$results" || true
+    jobs=$((jobs + 1))
+    local errors="$out/job-$jobs.err" before
+    before=$(wc -l < "$results")
+    timeout "$limit" "$@" 2>"$errors" | awk -v l="$label" '/^(write|read) / { print l, $0 }' >> "$results" || true
+    if [ "$(wc -l < "$results")" -eq "$before" ]; then
+        # cut by the time limit, or failed: left out of the table as "cut", and said here with what it printed
+        echo "job $jobs ($label: $*) gave no figures; its errors are in $errors" >&2
+    else
+        rm -f "$errors"
+    fi
     rm -f "$file" "$file.warmup"
     sleep "$settle"
 }
