@@ -46,8 +46,14 @@ measure() { # stack command...: runs the command (bounded) into the stack's file
     local file="$out/$stack-$n.$r.txt"
     "$out/placement" 500 > "$file.placement" &
     local sampler=$!
-    timeout "$limit" "$@" > "$file" 2>/dev/null || true
+    timeout "$limit" "$@" > "$file" 2>"$file.err" || true
     kill "$sampler" && wait "$sampler" 2>/dev/null || true
+    if grep -q -v '^#' "$file"; then
+        rm -f "$file.err"
+    else
+        # cut by the time limit, or failed: said, with what it printed, not left out without a word
+        echo "$stack ($*) gave no figures; its errors are in $file.err" >&2
+    fi
     # each cell's span against the samples: the last one before it, those within it, the first one after it
     awk '
         FILENAME ~ /placement$/ { at[++m] = $1; where[m] = $4; next }
