@@ -324,19 +324,20 @@ public final class Checkpoint {
         // rank 0 reads the header while every rank opens the file: a restore's fixed cost is latencies, and the
         // header's read from a cold cache is one of the longest
         final CompletableFuture<HeaderCodec.Read> onRoot = comm.rank() == 0 ? readInBackground() : null;
+        final Supplier<HeaderCodec.Read> readOnRoot = () -> onRoot.join();
         final InFlightChecksums sums = InFlightChecksums.ofReadsToBind();
         final ParallelFile opened;
         try {
             opened = ParallelFile.open(comm, location, EnumSet.of(Mode.RDONLY), hints, sums::watching);
         } catch (ParioException e) {
             // the checkpoint's own error (no such file, not a checkpoint) when there is one: it says more
-            shared(comm, () -> onRoot.join());
+            shared(comm, readOnRoot);
             throw e;
         }
         final CheckpointHeader h;
         final StoredArray a;
         try (ParallelFile f = opened) {
-            h = shared(comm, () -> onRoot.join());
+            h = shared(comm, readOnRoot);
             a = agreedTarget(comm, h, name, "array '" + name + "'", array, buffer, stored -> mismatch(stored, array));
             sums.bind(a, h.chunkBytes());
             phases.end();

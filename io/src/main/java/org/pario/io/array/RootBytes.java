@@ -2,7 +2,6 @@ package org.pario.io.array;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.util.Arrays;
 
 import org.pario.comm.Communicator;
 import org.pario.datatypes.Datatype;
@@ -41,20 +40,15 @@ final class RootBytes {
             return null;
         }
         final int inFirst = (int) Math.min(length, first.capacity() - Long.BYTES);
-        if (root) {
-            if (bytes.length > inFirst) {
-                final byte[] rest = Arrays.copyOfRange(bytes, inFirst, bytes.length);
-                comm.bcast(rest, rest.length, Datatype.BYTE, 0);
-            }
-            return bytes;
+        final byte[] all = root ? bytes : new byte[Math.toIntExact(length)];
+        if (!root) {
+            first.get(Long.BYTES, all, 0, inFirst);
         }
-        final byte[] got = new byte[Math.toIntExact(length)];
-        first.get(Long.BYTES, got, 0, inFirst);
-        if (got.length > inFirst) {
-            final byte[] rest = new byte[got.length - inFirst];
-            comm.bcast(rest, rest.length, Datatype.BYTE, 0);
-            System.arraycopy(rest, 0, got, inFirst, rest.length);
+        if (all.length > inFirst) {
+            // the rest straight from and into the arrays
+            final ByteBuffer rest = ByteBuffer.wrap(all, inFirst, all.length - inFirst).slice();
+            comm.bcast(rest, rest.capacity(), Datatype.BYTE, 0);
         }
-        return got;
+        return all;
     }
 }
