@@ -31,6 +31,25 @@ final class ArrayBenchOptions {
     }
 
     /**
+     * The same for ranks as threads of this JVM, whose heap then holds every rank's part: a heap too small for the
+     * whole array fails here, with what to give, instead of running out of memory half way.
+     */
+    void checkThreads() {
+        RankCounts.threads("-n", ranks);
+        IoBenchmark.check(pattern, ranks, size);
+        final long bytes = size * size * size * 8;
+        // every part, and room for the file's buffers and the JVM's own
+        final long needed = bytes + (256L << 20);
+        final long heap = Runtime.getRuntime().maxMemory();
+        if (heap < needed) {
+            throw org.pario.ParioException.argument("--threads: the " + ranks + " ranks' parts of --size " + size
+                + " take " + (bytes >> 20) + " MiB of this JVM's heap, which holds at most " + (heap >> 20)
+                + " MiB: give the JVM at least " + ((needed >> 20) + 1) + " MiB (PARIO_JAVA_OPTS=-Xmx"
+                + ((needed >> 30) + 1) + "g) or a smaller --size");
+        }
+    }
+
+    /**
      * Starts the benchmark's ranks ({@code pario bench NAME --worker} with these options, {@code workerArgs} and
      * the hints), waits for them, then deletes {@code scratch}, whatever the outcome.
      *

@@ -96,6 +96,11 @@ final class BenchCommand implements Runnable {
         @picocli.CommandLine.Mixin
         private HintOption hint;
 
+        @Option(names = "--threads", description = "Run the ranks as threads of this JVM instead of as JVMs: "
+            + "messages between them pass in memory, and the peak memory printed is the process's, shared out over "
+            + "the ranks. The heap must hold the whole array (PARIO_JAVA_OPTS=-Xmx8g, say).")
+        private boolean threads;
+
         @Option(names = "--worker", hidden = true, description = "Run as one rank of the benchmark job.")
         private boolean worker;
 
@@ -109,9 +114,25 @@ final class BenchCommand implements Runnable {
                 IoBenchmark.run(array.size, array.pattern, file, hint.values, warmup);
                 return 0;
             }
-            array.check();
+            if (threads) {
+                array.checkThreads();
+            } else {
+                array.check();
+            }
             final String path = Locations.scratch("--file", file, existing -> false);
             Locations.scratch("--file", file + ".warmup", existing -> false);
+            if (threads) {
+                // checked here, so that a bad hint fails before any rank starts
+                hint.hints();
+                try {
+                    IoBenchmark.runInThreads(array.ranks, array.size, array.pattern, path, hint.values, warmup,
+                        spec.commandLine().getOut());
+                } finally {
+                    Locations.deleteIfExists(path);
+                    Locations.deleteIfExists(path + ".warmup");
+                }
+                return 0;
+            }
             return array.launch(spec, "io", List.of("--file", path, "--warmup", Double.toString(warmup)), hint, path,
                 path + ".warmup");
         }

@@ -1,6 +1,7 @@
 package org.pario.cli;
 
 import java.io.IOException;
+import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.EnumSet;
@@ -9,6 +10,7 @@ import java.util.Map;
 
 import org.pario.ParioException;
 import org.pario.comm.Communicator;
+import org.pario.comm.LocalCluster;
 import org.pario.comm.Op;
 import org.pario.comm.Pario;
 import org.pario.datatypes.DataRepresentation;
@@ -102,48 +104,65 @@ final class IoBenchmark {
     static void run(final long n, final String pattern, final String file, final Map<String, String> hints,
                     final double warmup) {
         try (Communicator world = Pario.init()) {
-            final int me = world.rank();
-            final DistributedArray<double[]> array = array(pattern, world, n);
-            final Datatype ft = array.local().filetype();
-            final double[] local = CheckpointCommand.synthetic(array);
-            final long total = n * n * n * 8;
+            run(world, n, pattern, file, hints, warmup, false, new PrintWriter(System.out, true));
+        }
+    }
+
+    /**
+     * Runs the job as {@code ranks} threads of this JVM, as a job of thread ranks would: the same code, with messages
+     * between ranks passed in memory. The peak memory it reports is the process's, shared out evenly over the ranks.
+     */
+    static void runInThreads(final int ranks, final long n, final String pattern, final String file,
+                             final Map<String, String> hints, final double warmup, final PrintWriter out) {
+        LocalCluster.run(ranks, world -> run(world, n, pattern, file, hints, warmup, true, out));
+        out.flush();
+    }
+
+    /** @param out where rank 0 prints its lines */
+    private static void run(final Communicator world, final long n, final String pattern, final String file,
+                            final Map<String, String> hints, final double warmup, final boolean threads,
+                            final PrintWriter out) {
+        final int me = world.rank();
+        final DistributedArray<double[]> array = array(pattern, world, n);
+        final Datatype ft = array.local().filetype();
+        final double[] local = CheckpointCommand.synthetic(array);
+        final long total = n * n * n * 8;
+        if (me == 0) {
+            out.printf(Locale.ROOT, "# Pario, %d %s ranks, %d^3 doubles (%d MiB), %s%n", world.size(),
+                threads ? "thread" : "JVM", n, total >> 20, pattern);
+        }
+        final int warm = (int) Math.min(local.length, Math.round(local.length * warmup));
+        if (warm > 0) {
+            warmUp(world, file + ".warmup", ft, local, warm, hints);
+        }
+        try (ParallelFile f = ParallelFile.open(world, file, EnumSet.of(Mode.CREATE, Mode.WRONLY),
+            Hints.of(hints))) {
             if (me == 0) {
-                System.out.printf(Locale.ROOT, "# Pario, %d JVM ranks, %d^3 doubles (%d MiB), %s%n", world.size(), n,
-                    total >> 20, pattern);
+                out.println("# hints " + f.hints().asMap());
             }
-            final int warm = (int) Math.min(local.length, Math.round(local.length * warmup));
-            if (warm > 0) {
-                warmUp(world, file + ".warmup", ft, local, warm, hints);
+            f.setView(0, Datatype.DOUBLE, ft, DataRepresentation.NATIVE);
+            world.barrier();
+            final long t0 = System.nanoTime();
+            f.writeAll(local, local.length, Datatype.DOUBLE);
+            f.sync();
+            report(world, "write", pattern, total, t0, threads, out);
+        }
+        java.util.Arrays.fill(local, -1);
+        try (ParallelFile f = ParallelFile.open(world, file, EnumSet.of(Mode.RDONLY),
+            Hints.of(hints))) {
+            f.setView(0, Datatype.DOUBLE, ft, DataRepresentation.NATIVE);
+            if (me == 0) {
+                // right before the timed read, as the C benchmark does, so that the wait after it (if any) is
+                // the only time between drop and read (docs/benchmarks.md)
+                dropCaches();
             }
-            try (ParallelFile f = ParallelFile.open(world, file, EnumSet.of(Mode.CREATE, Mode.WRONLY),
-                Hints.of(hints))) {
-                if (me == 0) {
-                    System.out.println("# hints " + f.hints().asMap());
-                }
-                f.setView(0, Datatype.DOUBLE, ft, DataRepresentation.NATIVE);
-                world.barrier();
-                final long t0 = System.nanoTime();
-                f.writeAll(local, local.length, Datatype.DOUBLE);
-                f.sync();
-                report(world, "write", pattern, total, t0);
-            }
-            java.util.Arrays.fill(local, -1);
-            try (ParallelFile f = ParallelFile.open(world, file, EnumSet.of(Mode.RDONLY),
-                Hints.of(hints))) {
-                f.setView(0, Datatype.DOUBLE, ft, DataRepresentation.NATIVE);
-                if (me == 0) {
-                    // right before the timed read, as the C benchmark does, so that the wait after it (if any) is
-                    // the only time between drop and read (docs/benchmarks.md)
-                    dropCaches();
-                }
-                world.barrier();
-                final long t0 = System.nanoTime();
-                f.readAll(local, local.length, Datatype.DOUBLE);
-                report(world, "read", pattern, total, t0);
-            }
-            if (CheckpointCommand.wrong(array, local) != 0) {
-                throw new IllegalStateException("rank " + me + " read back wrong values");
-            }
+            world.barrier();
+            final long t0 = System.nanoTime();
+            f.readAll(local, local.length, Datatype.DOUBLE);
+            report(world, "read", pattern, total, t0, threads, out);
+        }
+        if (CheckpointCommand.wrong(array, local) != 0) {
+            throw new IllegalStateException("rank " + me + " read back wrong values");
         }
     }
 
@@ -185,18 +204,22 @@ final class IoBenchmark {
         }
     }
 
+    /** @param threads whether the ranks are threads of one JVM, whose peak memory is then shared out over them */
     private static void report(final Communicator world, final String phase, final String pattern, final long bytes,
-                               final long t0) {
+                               final long t0, final boolean threads, final PrintWriter out) {
         final double mine = (System.nanoTime() - t0) / 1e9;
         final double[] slowest = new double[1];
         world.allreduce(new double[] {mine}, slowest, 1, Datatype.DOUBLE, Op.MAX);
-        final long rss = peakRssMiB();
+        final long process = peakRssMiB();
+        // the share is rounded so that the ranks' shares add up to the process's figure
+        final long rss = !threads || process < 0 ? process
+            : process / world.size() + (world.rank() < process % world.size() ? 1 : 0);
         final long[] max = new long[1];
         final long[] sum = new long[1];
         world.allreduce(new long[] {rss}, max, 1, Datatype.LONG, Op.MAX);
         world.allreduce(new long[] {rss}, sum, 1, Datatype.LONG, Op.SUM);
         if (world.rank() == 0) {
-            System.out.printf(Locale.ROOT, "%s %s %d %.1f %.3f %d %d%n", phase, pattern, world.size(),
+            out.printf(Locale.ROOT, "%s %s %d %.1f %.3f %d %d%n", phase, pattern, world.size(),
                 bytes / 1048576.0 / slowest[0], slowest[0], max[0], sum[0]);
         }
     }
