@@ -413,16 +413,18 @@ public final class Cursor {
                 rawBasic = t.homogeneous;
                 if (j + n < len) {
                     elem[f] = j + n;
+                    if (n == 1) {
+                        // copies of a type whose run is shorter than its extent: a run every extent, on into what
+                        // follows as far as the runs go on at that stride
+                        startStretch(0, t.extent);
+                        extendStretch(f, 1);
+                    }
                 } else if (j == 0 && nd != null && nd.uniformType != null) {
                     final long blocks = nd.blockCount();
-                    fastRemaining = blocks - b - 1;
-                    fastStride = nd.uniformStride;
-                    fastNext = rawOffset + fastStride;
-                    fastLength = rawLength;
-                    fastStream = rawStream;
-                    fastBasic = rawBasic;
+                    startStretch(blocks - b - 1, nd.uniformStride);
                     block[f] = blocks;
                     elem[f] = 0;
+                    extendStretch(f - 1, blocks);
                 } else {
                     block[f] = b + 1;
                     elem[f] = 0;
@@ -433,6 +435,78 @@ public final class Cursor {
             push((BlockedType) t.layout(), at);
         }
         return false;
+    }
+
+    /** Starts a regular stretch of {@code runs} more runs like the raw one, {@code stride} bytes apart. */
+    private void startStretch(final long runs, final long stride) {
+        fastRemaining = runs;
+        fastStride = stride;
+        fastNext = rawOffset + stride;
+        fastLength = rawLength;
+        fastStream = rawStream;
+        fastBasic = rawBasic;
+    }
+
+    /**
+     * Takes into the stretch just started the runs that follow it in the type tree for as long as they go on at its
+     * stride: the rows after a row of a cyclic darray, say, whose first run comes one stride after the last run of
+     * the row before. The walk then climbs the tree once per such stretch instead of once per row, and a caller of
+     * {@link #repeats()} handles all of it in one go. The frames whose runs it takes are used up.
+     *
+     * @param g        the frame whose current element the stretch has reached the end of
+     * @param unitRuns the runs of one element of frame g's current block, which the stretch's stride spaces evenly
+     */
+    private void extendStretch(int g, long unitRuns) {
+        final long stride = fastStride;
+        if (stride == fastLength || stride == 0) {
+            // runs that touch merge in next(), one at a time: nothing to win
+            return;
+        }
+        for (; g >= 0; g--) {
+            final BlockedType nd = node[g];
+            final Datatype t;
+            final long len;
+            if (nd == null) {
+                t = type;
+                len = count;
+            } else if (nd.uniformType != null) {
+                t = nd.uniformType;
+                len = nd.uniformLength;
+            } else {
+                t = nd.blockType(block[g]);
+                len = nd.blockLength(block[g]);
+            }
+            // each element's first run one stride after the last run of the element before
+            final boolean elementsGoOn = len == 1 || spans(unitRuns, stride, t.extent);
+            final long elementsAfter = len - elem[g];
+            if (elementsAfter > 0 && !elementsGoOn) {
+                return;
+            }
+            fastRemaining += elementsAfter * unitRuns;
+            elem[g] = len;
+            top = g;
+            if (nd == null) {
+                return;
+            }
+            // and each block's first run one stride after the last run of the block before
+            final long blocks = nd.blockCount();
+            if (blocks > 1 && !(nd.uniformType != null && elementsGoOn
+                && spans(len * unitRuns, stride, nd.uniformStride))) {
+                return;
+            }
+            fastRemaining += (blocks - block[g] - 1) * len * unitRuns;
+            block[g] = blocks;
+            elem[g] = 0;
+            if (!elementsGoOn) {
+                return;
+            }
+            unitRuns *= blocks * len;
+        }
+    }
+
+    /** @return whether {@code runs} strides of {@code stride} bytes make {@code span} bytes */
+    private static boolean spans(final long runs, final long stride, final long span) {
+        return Math.abs(runs) <= Long.MAX_VALUE / Math.abs(stride) && runs * stride == span;
     }
 
     private int push(final BlockedType child, final long at) {

@@ -89,6 +89,37 @@ class DatatypePropertiesTest {
         assertEquals(naive.stream().mapToLong(NaiveTypemap.Entry::size).sum(), t.size(), t.toString());
     }
 
+    /**
+     * A caller that takes some of each regular stretch's runs itself ({@link Cursor#repeats()}, {@link
+     * Cursor#skipRepeats(long)}), as pack and the file views do, sees the same bytes in the same order as one that
+     * steps run by run, over any range of the stream.
+     */
+    @Property(tries = 400)
+    void stretchesTakenWholeOrInPartCoverTheSameBytes(@ForAll final long seed,
+                                                     @ForAll @IntRange(min = 1, max = 3) final int count) {
+        final Datatype t = new RandomTypes(seed, false).next(4);
+        final long[] all = streamAddresses(cursorRuns(t.cursor(count)));
+        final Random r = new Random(seed);
+        for (int trial = 0; trial < 4; trial++) {
+            final int from = trial == 0 || all.length == 0 ? 0 : r.nextInt(all.length + 1);
+            final int to = trial == 0 ? all.length : from + (all.length == from ? 0 : r.nextInt(all.length - from + 1));
+            final Cursor c = t.cursor(count).seek(from).limit(to);
+            final List<long[]> runs = new ArrayList<>();
+            while (c.next()) {
+                runs.add(new long[] {c.offset(), c.length()});
+                final long repeats = c.repeats();
+                // all of them, none, or some
+                final long taken = trial == 1 ? 0 : trial == 2 ? repeats : (long) (r.nextDouble() * (repeats + 1));
+                for (long k = 1; k <= taken; k++) {
+                    runs.add(new long[] {c.offset() + k * c.repeatStride(), c.length()});
+                }
+                c.skipRepeats(taken);
+            }
+            assertArrayEquals(java.util.Arrays.copyOfRange(all, from, to), streamAddresses(runs),
+                t + " range [" + from + "," + to + ")");
+        }
+    }
+
     @Property(tries = 300)
     void seekThenIterateEqualsIterateAndSkip(@ForAll final long seed, @ForAll @IntRange(min = 1, max = 3) final int count) {
         final Datatype t = new RandomTypes(seed, false).next(4);
