@@ -39,7 +39,8 @@ import org.pario.ParioException;
  * job name, so ranks of another job are refused. {@code PARIO_BIND} chooses the interface to bind (default all,
  * advertised as {@code PARIO_HOST} or this host's name), {@code PARIO_STARTUP_TIMEOUT} the start-up bound in
  * seconds (default 60), {@code PARIO_FAILURE_TIMEOUT} how many seconds a silent peer may stay silent before
- * it counts as failed (default 10; idle connections carry heartbeats at a fifth of it). {@code PARIO_TLS_KEYSTORE}
+ * it counts as failed (default 10; idle connections carry heartbeats at a fifth of it; a host with more than two
+ * ranks a core allows as many timeouts in a row as it has ranks a core over two). {@code PARIO_TLS_KEYSTORE}
  * with {@code PARIO_TLS_PASSWORD} or {@code PARIO_TLS_PASSWORD_FILE} turns on TLS between the ranks ({@link Tls}).
  *
  * @param rank           this rank

@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 
 import io.netty.channel.Channel;
 import org.pario.ErrorCategory;
@@ -35,7 +36,8 @@ final class Arrivals {
     private final TcpCounters counters;
     /** Where peers of this host stage large messages for this rank, or null. */
     private final SharedMemory sharedMemory;
-    private final long failureTimeoutMillis;
+    /** How long a sender may pack nothing more into shared memory before its message fails: the failure timeout. */
+    private final LongSupplier failureTimeoutMillis;
     /** Ids of receives waiting for parked data; unique per rank. */
     private final AtomicLong ids = new AtomicLong();
     /** Receives that asked for parked data, by receive id. */
@@ -50,7 +52,7 @@ final class Arrivals {
     private final Scratch heldWhole = new Scratch(Math.min(8L << 20, Runtime.getRuntime().maxMemory() / 64));
 
     Arrivals(final Links links, final Credit credit, final Endpoint endpoint, final TcpCounters counters,
-             final SharedMemory sharedMemory, final long failureTimeoutMillis) {
+             final SharedMemory sharedMemory, final LongSupplier failureTimeoutMillis) {
         this.links = links;
         this.credit = credit;
         this.endpoint = endpoint;
@@ -208,7 +210,8 @@ final class Arrivals {
                 return null;
             }
             final ByteBuffer source = staged.data();
-            final long stallNanos = TimeUnit.MILLISECONDS.toNanos(failureTimeoutMillis);
+            final long timeoutMillis = failureTimeoutMillis.getAsLong();
+            final long stallNanos = TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
             final BooleanSupplier senderLeft = () -> links.fabric().departed(peer);
             long unpacked = 0;
             try {
@@ -222,7 +225,7 @@ final class Arrivals {
                     if (packed < 0) {
                         // a sender that still runs stops packing and frees the space
                         discard();
-                        return CompletableFuture.failedFuture(stopped(packed, unpacked));
+                        return CompletableFuture.failedFuture(stopped(packed, unpacked, timeoutMillis));
                     }
                     Packer.unpack(source, (int) unpacked, (int) (packed - unpacked), memory, memory.origin(), type,
                         count, DataRepresentation.NATIVE, unpacked);
@@ -237,14 +240,14 @@ final class Arrivals {
         }
 
         /** @return why a receive gave up waiting for the next chunk of a staged message */
-        private ParioException stopped(final long why, final long unpacked) {
+        private ParioException stopped(final long why, final long unpacked, final long timeoutMillis) {
             final String arrived = " (" + unpacked + " of its " + bytes + " bytes in shared memory had arrived)";
             if (links.fabric().departed(peer)) {
                 final ParioException gone = links.fabric().lost(peer);
                 return new ParioException(gone.category(), gone.getMessage() + arrived, gone);
             }
             return new ParioException(ErrorCategory.TRANSPORT, "rank " + peer + (why == SharedMemory.SENDER_GONE
-                ? "'s process ended" : " packed nothing more for " + failureTimeoutMillis + " ms")
+                ? "'s process ended" : " packed nothing more for " + timeoutMillis + " ms")
                 + " while it packed a message for this rank" + arrived);
         }
 

@@ -2,6 +2,7 @@ package org.pario.comm.internal.tcp;
 
 import java.io.IOException;
 import java.security.MessageDigest;
+import java.util.function.IntSupplier;
 
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -12,8 +13,9 @@ import io.netty.util.AttributeKey;
 
 /**
  * Receives on a connection a peer opened: its hello, then messages and heartbeats, then perhaps its goodbye.
- * Silence longer than the failure timeout (the peer hangs, is stopped, or the network drops its traffic) fails the
- * peer; before its hello, a connection is bounded by the start-up timeout instead.
+ * Silence longer than the failure timeout, times the periods the rank allows ({@link TcpFabric#silentPeriods}),
+ * fails the peer (it hangs, is stopped, or the network drops its traffic); before its hello, a connection is bounded
+ * by the start-up timeout instead.
  */
 final class InboundHandler extends SimpleChannelInboundHandler<Object> {
     private static final System.Logger LOG = System.getLogger(InboundHandler.class.getName());
@@ -25,11 +27,22 @@ final class InboundHandler extends SimpleChannelInboundHandler<Object> {
     private final PeerEvents events;
     private final long timeoutMillis;
     private final long startupNanos;
+    /** How many failure timeouts in a row a peer may stay silent; read when a timeout passes. */
+    private final IntSupplier periods;
+    /** Failure timeouts passed in a row without a byte from the peer. */
+    private int silentFor;
 
-    InboundHandler(final PeerEvents events, final long timeoutMillis, final long startupNanos) {
+    /**
+     * @param timeoutMillis the failure timeout: the reader-idle time of the connection's idle handler
+     * @param startupNanos  how long a connection may go without its hello
+     * @param periods       how many failure timeouts in a row a peer may stay silent (at least one)
+     */
+    InboundHandler(final PeerEvents events, final long timeoutMillis, final long startupNanos,
+                   final IntSupplier periods) {
         this.events = events;
         this.timeoutMillis = timeoutMillis;
         this.startupNanos = startupNanos;
+        this.periods = periods;
     }
 
     /** @return the rank at the other end of {@code ch}, or null before its hello */
@@ -60,9 +73,14 @@ final class InboundHandler extends SimpleChannelInboundHandler<Object> {
                 }
                 return;
             }
+            // the idle handler tells again after every further timeout without a byte, the first time as first
+            silentFor = e.isFirst() ? 1 : silentFor + 1;
+            if (silentFor < periods.getAsInt()) {
+                return;
+            }
             if (!events.closed() && !events.departed(peer)) {
                 events.depart(peer, new IOException("no message or heartbeat from rank " + peer + " for "
-                    + timeoutMillis + " ms (it hangs, was stopped, or the network drops its traffic)"));
+                    + timeoutMillis * silentFor + " ms (it hangs, was stopped, or the network drops its traffic)"));
             }
             ctx.close();
         }

@@ -68,6 +68,11 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
     /** Set when this rank starts to leave the job (before it waits for its parked data to be fetched). */
     private volatile boolean leaving;
     private final long failureTimeoutMillis;
+    /**
+     * How many failure timeouts in a row a peer may stay silent ({@link #silentPeriods}); one until the ranks of the
+     * host are known, which is before any connection carries a message.
+     */
+    private volatile int silentPeriods = 1;
     private final long driveNanos;
     private final long eagerMax;
     /** Frames handed to Netty and not yet written, over all outbound connections. */
@@ -125,7 +130,8 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
         owing.set(rendezvous);
         this.credit = new Credit(links, config.size(), settings.eagerCreditBytes());
         this.eager = new EagerSender(links, credit, counters, settings);
-        this.arrivals = new Arrivals(links, credit, endpoint, counters, sharedMemory, failureTimeoutMillis);
+        this.arrivals = new Arrivals(links, credit, endpoint, counters, sharedMemory,
+            () -> failureTimeoutMillis * silentPeriods);
         final PeerEvents events = new Events();
         boolean started = false;
         try {
@@ -150,7 +156,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
                             new IdleStateHandler(config.failureTimeoutMillis(), 0, 0, TimeUnit.MILLISECONDS),
                             decoder,
                             new InboundHandler(events, config.failureTimeoutMillis(),
-                                TimeUnit.MILLISECONDS.toNanos(config.startupTimeoutMillis())));
+                                TimeUnit.MILLISECONDS.toNanos(config.startupTimeoutMillis()), () -> silentPeriods));
                     }
                 });
             server = sb.bind(config.bindHost(), 0).syncUninterruptibly().channel();
@@ -162,8 +168,10 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
                 sameHost[r] = r != rank && TcpMesh.sameHost(table[rank], table[r]);
                 here += sameHost[r] ? 1 : 0;
             }
-            crowded = here > TcpMesh.hostCpus(System.getenv("PARIO_HOST_CPUS"),
+            final int cpus = TcpMesh.hostCpus(System.getenv("PARIO_HOST_CPUS"),
                 Runtime.getRuntime().availableProcessors());
+            crowded = here > cpus;
+            silentPeriods = silentPeriods(here, cpus);
             connectAll(config, table, events, settings);
             if (!inbound.await(config.startupTimeoutMillis(), TimeUnit.MILLISECONDS)) {
                 throw new ParioException(ErrorCategory.TIMEOUT, "start-up: not every rank connected to rank " + rank
@@ -183,6 +191,20 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
                 }
             }
         }
+    }
+
+    /**
+     * How many failure timeouts in a row a peer may stay silent before it counts as failed: one, or where a host runs
+     * more than two ranks a core, the ranks a core over two (16 JVM ranks on 2 cores: 4). A JVM gets only a share of
+     * a core there, and while every rank of the host starts at once (loading classes, compiling, a collection that
+     * stops all its threads) one went silent for more than 10 s in 3 of 4 jobs of 16 JVM ranks on a 2-core machine;
+     * with 40 s, none of 3 did. Up to two ranks a core, the timeout stays as set.
+     *
+     * @param ranksHere the ranks of this host
+     * @param cpus      its cores
+     */
+    static int silentPeriods(final int ranksHere, final int cpus) {
+        return Math.max(1, ranksHere / (2 * Math.max(1, cpus)));
     }
 
     private long arraysKept() {
