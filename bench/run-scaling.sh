@@ -12,7 +12,8 @@
 # Usage: bench/run-scaling.sh [EDGE] [DIR]   (default: 512 = 1 GiB, in bench/target/scaling);
 #        PARIO_BENCH_JVM_RANKS="1 2 4 8 16", PARIO_BENCH_THREAD_RANKS="4 16 64 256",
 #        PARIO_BENCH_STACKS="mpich openmpi pario pario-threads" (default all), PARIO_BENCH_SETTLE (default 6),
-#        PARIO_BENCH_PLOTS=DIR
+#        PARIO_BENCH_PLOTS=DIR; PARIO_BENCH_APPEND=1 keeps the figures of the run before and adds this run's to them (a
+#        cell run again takes the new figure), to run again a cell that failed
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 out="$root/bench/target/scaling"
@@ -31,7 +32,7 @@ settle=${PARIO_BENCH_SETTLE:-6}
 export PARIO_BENCH_SETTLE=$settle PARIO_BENCH_READ_SETTLE=${PARIO_BENCH_READ_SETTLE:-$settle}
 file="$dir/run-scaling.bin"
 results="$out/results.txt"
-: > "$results"
+[ "${PARIO_BENCH_APPEND:-0}" = 1 ] || : > "$results"
 jobs=0
 job() { # label command...: one job's lines, each led by its label; a job that gives none is said, its errors kept
     local label=$1; shift
