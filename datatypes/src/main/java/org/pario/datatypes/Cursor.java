@@ -252,7 +252,9 @@ public final class Cursor {
      * How many runs follow the current one in a regular stretch: each as long as the current run, the k-th
      * starting {@code k * repeatStride()} bytes after it, none merging with its neighbours, all before the limit.
      * A caller may handle them itself and then {@link #skipRepeats(long)} them, instead of one {@link #next()}
-     * per run.
+     * per run. A stretch is not bound to one block of the type: it goes on into the following elements, blocks
+     * and parents of the type tree for as long as their runs keep its length and stride (a cyclic darray's part is
+     * one stretch).
      *
      * @return the number of such runs, possibly 0
      */
