@@ -41,21 +41,6 @@ file="$dir/run-io.bin"
 results="$out/results.txt"
 : > "$results"
 jobs=0
-run() { # label command...
-    local label=$1; shift
-    jobs=$((jobs + 1))
-    local errors="$out/job-$jobs.err" before
-    before=$(wc -l < "$results")
-    timeout "$limit" "$@" 2>"$errors" | awk -v l="$label" '/^(write|read) / { print l, $0 }' >> "$results" || true
-    if [ "$(wc -l < "$results")" -eq "$before" ]; then
-        # cut by the time limit, or failed: left out of the table as "cut", and said here with what it printed
-        echo "job $jobs ($label: $*) gave no figures; its errors are in $errors" >&2
-    else
-        rm -f "$errors"
-    fi
-    rm -f "$file" "$file.warmup"
-    sleep "$settle"
-}
 settle=${PARIO_BENCH_SETTLE:-6}
 # every program waits as long between dropping the page cache and its timed read, so each read starts in the same
 # cold memory whether the program's writes went through the page cache or not
@@ -80,21 +65,22 @@ for n in ${PARIO_BENCH_RANKS:-4 2}; do
     if wanted cyclic; then all="$all cyclic"; fi
     for p in $all; do
         if [ "$p" != cyclic ]; then
-            run Sequential mpiexec.mpich -n 1 "$out/io_mpich" sequential "$edge" "$file"
-            run Sequential-direct mpiexec.mpich -n 1 "$out/io_mpich" sequential-direct "$edge" "$file"
+            run_io_job Sequential mpiexec.mpich -n 1 "$out/io_mpich" sequential "$edge" "$file"
+            run_io_job Sequential-direct mpiexec.mpich -n 1 "$out/io_mpich" sequential-direct "$edge" "$file"
         fi
-        run MPICH-ROMIO mpiexec.mpich -n "$n" "$out/io_mpich" "$p" "$edge" "$file"
-        run OpenMPI-OMPIO mpirun.openmpi --allow-run-as-root --oversubscribe -n "$n" --mca io ompio \
+        run_io_job MPICH-ROMIO mpiexec.mpich -n "$n" "$out/io_mpich" "$p" "$edge" "$file"
+        run_io_job OpenMPI-OMPIO mpirun.openmpi --allow-run-as-root --oversubscribe -n "$n" --mca io ompio \
             "$out/io_openmpi" "$p" "$edge" "$file"
-        run OpenMPI-ROMIO mpirun.openmpi --allow-run-as-root --oversubscribe -n "$n" --mca io romio321 \
+        run_io_job OpenMPI-ROMIO mpirun.openmpi --allow-run-as-root --oversubscribe -n "$n" --mca io romio321 \
             "$out/io_openmpi" "$p" "$edge" "$file"
-        run Pario java -jar "$root/cli/target/pario.jar" bench io -n "$n" --size "$edge" --pattern "$p" --file "$file" \
-            --warmup "$warmup"
-        run Pario-buffered java -jar "$root/cli/target/pario.jar" bench io -n "$n" --size "$edge" --pattern "$p" \
-            --file "$file" --warmup "$warmup" --hint direct_write=false --hint direct_read=false
+        run_io_job Pario java -jar "$root/cli/target/pario.jar" bench io -n "$n" --size "$edge" --pattern "$p" \
+            --file "$file" --warmup "$warmup"
+        run_io_job Pario-buffered java -jar "$root/cli/target/pario.jar" bench io -n "$n" --size "$edge" \
+            --pattern "$p" --file "$file" --warmup "$warmup" --hint direct_write=false --hint direct_read=false
         if [ -n "$newer" ]; then
-            run "$newer_label" "$newer/bin/java" --enable-native-access=ALL-UNNAMED -jar "$root/cli/target/pario.jar" \
-                bench io -n "$n" --size "$edge" --pattern "$p" --file "$file" --warmup "$warmup"
+            run_io_job "$newer_label" "$newer/bin/java" --enable-native-access=ALL-UNNAMED \
+                -jar "$root/cli/target/pario.jar" bench io -n "$n" --size "$edge" --pattern "$p" --file "$file" \
+                --warmup "$warmup"
         fi
     done
 done

@@ -34,20 +34,6 @@ file="$dir/run-scaling.bin"
 results="$out/results.txt"
 [ "${PARIO_BENCH_APPEND:-0}" = 1 ] || : > "$results"
 jobs=0
-job() { # label command...: one job's lines, each led by its label; a job that gives none is said, its errors kept
-    local label=$1; shift
-    jobs=$((jobs + 1))
-    local errors="$out/job-$jobs.err" before
-    before=$(wc -l < "$results")
-    timeout "$limit" "$@" 2>"$errors" | awk -v l="$label" '/^(write|read) / { print l, $0 }' >> "$results" || true
-    if [ "$(wc -l < "$results")" -eq "$before" ]; then
-        echo "job $jobs ($label: $*) gave no figures; its errors are in $errors" >&2
-    else
-        rm -f "$errors"
-    fi
-    rm -f "$file" "$file.warmup"
-    sleep "$settle"
-}
 grid() { # ranks: MPI_Dims_create's balanced 3-D grid, as AxBxC
     case $1 in
         1) echo 1x1x1 ;; 2) echo 2x1x1 ;; 4) echo 2x2x1 ;; 8) echo 2x2x2 ;; 16) echo 4x2x2 ;; 32) echo 4x4x2 ;;
@@ -59,21 +45,21 @@ bench=(java -jar "$root/cli/target/pario.jar" bench io --size "$edge" --file "$f
 for n in ${PARIO_BENCH_JVM_RANKS:-1 2 4 8 16}; do
     for p in "$(grid "$n")" cyclic; do
         if [[ "$stacks" == *" mpich "* ]]; then
-            job MPICH-ROMIO mpiexec.mpich -n "$n" "$out/io_mpich" "$p" "$edge" "$file"
+            run_io_job MPICH-ROMIO mpiexec.mpich -n "$n" "$out/io_mpich" "$p" "$edge" "$file"
         fi
         if [[ "$stacks" == *" openmpi "* ]]; then
-            job OpenMPI-OMPIO mpirun.openmpi --allow-run-as-root --oversubscribe -n "$n" --mca io ompio \
+            run_io_job OpenMPI-OMPIO mpirun.openmpi --allow-run-as-root --oversubscribe -n "$n" --mca io ompio \
                 "$out/io_openmpi" "$p" "$edge" "$file"
         fi
         if [[ "$stacks" == *" pario "* ]]; then
-            job Pario "${bench[@]}" -n "$n" --pattern "$p"
+            run_io_job Pario "${bench[@]}" -n "$n" --pattern "$p"
         fi
     done
 done
 if [[ "$stacks" == *" pario-threads "* ]]; then
     for n in ${PARIO_BENCH_THREAD_RANKS:-4 16 64 256}; do
         for p in "$(grid "$n")" cyclic; do
-            job Pario-threads java -Xmx8g -jar "$root/cli/target/pario.jar" bench io \
+            run_io_job Pario-threads java -Xmx8g -jar "$root/cli/target/pario.jar" bench io \
                 --threads --size "$edge" --file "$file" -n "$n" --pattern "$p"
         done
     done
