@@ -2,7 +2,10 @@ package org.pario.cli;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
 
+import org.pario.ParioException;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 
@@ -42,7 +45,7 @@ final class ArrayBenchOptions {
         final long needed = bytes + (256L << 20);
         final long heap = Runtime.getRuntime().maxMemory();
         if (heap < needed) {
-            throw org.pario.ParioException.argument("--threads: the " + ranks + " ranks' parts of --size " + size
+            throw ParioException.argument("--threads: the " + ranks + " ranks' parts of --size " + size
                 + " take " + (bytes >> 20) + " MiB of this JVM's heap, which holds at most " + (heap >> 20)
                 + " MiB: give the JVM at least " + ((needed >> 20) + 1) + " MiB (PARIO_JAVA_OPTS=-Xmx"
                 + ((needed >> 30) + 1) + "g) or a smaller --size");
@@ -68,9 +71,28 @@ final class ArrayBenchOptions {
             return LaunchCommand.launch(ranks, "127.0.0.1", 60, command, spec.commandLine().getOut(),
                 spec.commandLine().getErr(), true);
         } finally {
-            for (final String file : scratch) {
-                Locations.deleteIfExists(file);
-            }
+            deleteAll(scratch);
+        }
+    }
+
+    /**
+     * Runs the benchmark's ranks as threads of this JVM ({@code job} with the hints' values), then deletes {@code
+     * scratch}, whatever the outcome.
+     */
+    void runInThreads(final HintOption hint, final Consumer<Map<String, String>> job,
+                      final String... scratch) {
+        // checked here, so that a bad hint fails before any rank starts
+        hint.hints();
+        try {
+            job.accept(hint.values);
+        } finally {
+            deleteAll(scratch);
+        }
+    }
+
+    private static void deleteAll(final String... files) {
+        for (final String file : files) {
+            Locations.deleteIfExists(file);
         }
     }
 }

@@ -122,15 +122,8 @@ final class BenchCommand implements Runnable {
             final String path = Locations.scratch("--file", file, existing -> false);
             Locations.scratch("--file", file + ".warmup", existing -> false);
             if (threads) {
-                // checked here, so that a bad hint fails before any rank starts
-                hint.hints();
-                try {
-                    IoBenchmark.runInThreads(array.ranks, array.size, array.pattern, path, hint.values, warmup,
-                        spec.commandLine().getOut());
-                } finally {
-                    Locations.deleteIfExists(path);
-                    Locations.deleteIfExists(path + ".warmup");
-                }
+                array.runInThreads(hint, hints -> IoBenchmark.runInThreads(array.ranks, array.size, array.pattern,
+                    path, hints, warmup, spec.commandLine().getOut()), path, path + ".warmup");
                 return 0;
             }
             return array.launch(spec, "io", List.of("--file", path, "--warmup", Double.toString(warmup)), hint, path,
