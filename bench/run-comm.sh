@@ -4,8 +4,8 @@
 # host (shared memory). Installs MPICH and Open MPI (apt-get) when missing. Prints two tables per rank count
 # with each stack's time and Pario's time divided by the best C stack's; over TCP also Pario's from direct
 # ByteBuffers (`pario bench comm --direct`) beside its figures from double[] arrays, and, where the machine has a
-# JDK 22 or newer (bin/find-jdk; the jar is then built by it), Pario's from double[] arrays on that JVM, where the
-# jar's classes for Java 22+ run. Pario's other runs use the java first on the PATH (17, the baseline).
+# JDK 22 or newer (bin/find-jdk; the jar is then built by it), Pario's from double[] arrays and from direct
+# ByteBuffers on that JVM, where the jar's classes for Java 22+ run (arrays then go to and from the sockets straight). Pario's other runs use the java first on the PATH (17, the baseline).
 # Usage: bench/run-comm.sh [RANKS...]   (default: 2 4)
 # PARIO_BENCH_ROUNDS=R (default 1) runs every program R times, the stacks taking turns, and gives each cell the
 # median of its R times: on a shared virtual machine one run's large-message cells can be twice another's.
@@ -107,14 +107,19 @@ left_out() { # stacks...: the cells of each stack's medians that left runs out f
     done
     return 0
 }
-table() { # title mpich-file openmpi-file pario-file [pario-direct-file [pario-newer-java-file]]
+table() { # title mpich-file openmpi-file pario-file [pario-direct-file [pario-newer-java-file [its-direct-file]]]
     echo
     echo "## $1 (times in us; MiB/s in parentheses; ratio columns: Pario / best C stack)"
     local direct=${5:-}
     local newer_file=${6:-}
+    local newer_direct=${7:-}
+    [ -n "$direct" ] && [ ! -s "$direct" ] && direct=""
     [ -n "$newer_file" ] && [ ! -s "$newer_file" ] && newer_file=""
-    awk -v withDirect="${direct:+1}" -v withNewer="${newer_file:+1}" -v newerName="Pario, Java $newer_version" '
-        { file = FILENAME == ARGV[1] ? 1 : FILENAME == ARGV[2] ? 2 : FILENAME == ARGV[3] ? 3 : FILENAME == ARGV[4] ? 4 : 5 }
+    [ -n "$newer_direct" ] && [ ! -s "$newer_direct" ] && newer_direct=""
+    # absent files keep their column numbers: every column reads its own file or /dev/null
+    awk -v withDirect="${direct:+1}" -v withNewer="${newer_file:+1}" -v withNewerDirect="${newer_direct:+1}" \
+        -v newerName="Pario, Java $newer_version" '
+        { for (a = 1; a <= 6; a++) if (FILENAME == ARGV[a]) file = a }
         !/^(pingpong|barrier|bcast|allreduce|gather|alltoall) / { next }
         { key = $1 " " $2; keys[key] = 1; order[++count] = key; rows[file]++
           t[file, key] = $4; bw[file, key] = (NF >= 6 ? " (" $6 ")" : "") }
@@ -126,6 +131,7 @@ table() { # title mpich-file openmpi-file pario-file [pario-direct-file [pario-n
             printf "%-10s %10s %22s %22s %22s %8s", "operation", "bytes", "MPICH", "Open MPI", "Pario", "ratio"
             if (withDirect) printf " %22s %8s", "Pario, direct buffers", "ratio"
             if (withNewer) printf " %22s %8s", newerName, "ratio"
+            if (withNewerDirect) printf " %22s %8s", newerName ", direct", "ratio"
             printf "\n"
             for (i = 1; i <= count; i++) {
                 key = order[i]; if (seen[key]++) continue
@@ -136,9 +142,10 @@ table() { # title mpich-file openmpi-file pario-file [pario-direct-file [pario-n
                     ratio(3, key, best)
                 if (withDirect) printf " %22s %8s", cell(4, key), ratio(4, key, best)
                 if (withNewer) printf " %22s %8s", cell(5, key), ratio(5, key, best)
+                if (withNewerDirect) printf " %22s %8s", cell(6, key), ratio(6, key, best)
                 printf "\n"
             }
-        }' "$2" "$3" "$4" ${direct:+"$direct"} ${newer_file:+"$newer_file"}
+        }' "$2" "$3" "$4" "${direct:-/dev/null}" "${newer_file:-/dev/null}" "${newer_direct:-/dev/null}"
 }
 for n in "${ranks[@]}"; do
     for r in $(seq 1 "$rounds"); do
@@ -157,6 +164,8 @@ for n in "${ranks[@]}"; do
         if [ -n "$newer" ]; then
             measure pario-newer "$newer/bin/java" --enable-native-access=ALL-UNNAMED -Dpario.sharedMemory=false \
                 -jar "$root/cli/target/pario.jar" bench comm -n "$n" --windows
+            measure pario-newer-direct "$newer/bin/java" --enable-native-access=ALL-UNNAMED \
+                -Dpario.sharedMemory=false -jar "$root/cli/target/pario.jar" bench comm -n "$n" --direct --windows
         fi
         # on one host: each stack's default path between processes of one host (shared memory)
         measure mpich-local mpiexec.mpich -n "$n" "$out/comm_bench_mpich" "MPICH" windows
@@ -164,7 +173,7 @@ for n in "${ranks[@]}"; do
             "$out/comm_bench_openmpi" "Open MPI" windows
         measure pario-local java -jar "$root/cli/target/pario.jar" bench comm -n "$n" --windows
     done
-    for stack in mpich openmpi pario pario-direct pario-newer mpich-local openmpi-local pario-local; do
+    for stack in mpich openmpi pario pario-direct pario-newer pario-newer-direct mpich-local openmpi-local pario-local; do
         if want "$stack"; then
             median_of "$out/$stack-$n.txt" $(for r in $(seq 1 "$rounds"); do echo "$out/$stack-$n.$r.txt"; done)
         else
@@ -173,8 +182,9 @@ for n in "${ranks[@]}"; do
         fi
     done
     table "$n ranks over TCP$([ "$rounds" -gt 1 ] && echo ", medians of $rounds runs")" "$out/mpich-$n.txt" \
-        "$out/openmpi-$n.txt" "$out/pario-$n.txt" "$out/pario-direct-$n.txt" "$out/pario-newer-$n.txt"
-    left_out mpich openmpi pario pario-direct pario-newer
+        "$out/openmpi-$n.txt" "$out/pario-$n.txt" "$out/pario-direct-$n.txt" "$out/pario-newer-$n.txt" \
+        "$out/pario-newer-direct-$n.txt"
+    left_out mpich openmpi pario pario-direct pario-newer pario-newer-direct
     table "$n ranks on one host, each stack's default path$([ "$rounds" -gt 1 ] && echo ", medians of $rounds runs")" \
         "$out/mpich-local-$n.txt" "$out/openmpi-local-$n.txt" "$out/pario-local-$n.txt"
     left_out mpich-local openmpi-local pario-local

@@ -16,7 +16,9 @@ import org.pario.datatypes.Memory;
  * receiver has consumed every earlier eager message from the sender. Every receiver must get exactly the bytes the
  * array held when the send returned, whether the socket took every piece at once or filled up part way (both ranks
  * send before either receives), for lengths that are no multiple of a piece and runs that start inside the array;
- * messages behind unconsumed ones, smaller messages and other layouts are packed whole as before.
+ * messages behind unconsumed ones, smaller messages and other layouts are packed whole as before. These are the paths
+ * of the base classes (Java 17, and the build directory on any JVM); on Java 22+ the multi-release jar writes such
+ * messages straight from the arrays ({@link ArraySocketsTest}).
  */
 @Timeout(180)
 class EagerPiecesTest {

@@ -93,6 +93,20 @@ public abstract class Memory {
     }
 
     /**
+     * The Java array this memory's bytes are, byte 0 of the memory being byte 0 of the array's elements, for a
+     * transport that hands an array to the operating system where the JVM allows it (the foreign function API with
+     * heap access, Java 22+): the {@code byte[]} or primitive array given to {@code of}, or a writable heap
+     * {@code ByteBuffer}'s array when the buffer starts at its array's start; null for direct buffers, read-only
+     * buffers and slices that start further in.
+     *
+     * @return the array, shared, or null
+     */
+    public Object heapArray() {
+        final Memory root = root();
+        return root == this ? null : root.heapArray();
+    }
+
+    /**
      * Copies a regular stretch of runs between two memories: {@code runs} runs of {@code runBytes} bytes, the k-th
      * from {@code src} byte {@code srcFrom + k * srcStride} to {@code dst} byte {@code dstFrom + k * dstStride}
      * (bytes counted from the start of each memory, as {@link #directRegion} counts them). This is what
@@ -332,6 +346,11 @@ public abstract class Memory {
         @Override
         void read(final long from, final ByteBuffer dst, final int dstIndex, final int length) {
             dst.put(dstIndex, buffer, (int) from, length);
+        }
+
+        @Override
+        public Object heapArray() {
+            return buffer.hasArray() && buffer.arrayOffset() == 0 ? buffer.array() : null;
         }
 
         @Override

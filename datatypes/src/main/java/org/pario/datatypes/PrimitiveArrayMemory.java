@@ -42,6 +42,11 @@ abstract class PrimitiveArrayMemory extends Memory {
     }
 
     @Override
+    public final Object heapArray() {
+        return array;
+    }
+
+    @Override
     final Object rawBase() {
         return rawBase;
     }

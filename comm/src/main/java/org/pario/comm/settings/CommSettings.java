@@ -33,6 +33,7 @@ public final class CommSettings {
         SOCKET_BUFFER_BYTES("socketBufferBytes", 4 << 20, Kind.INT, 4 << 10),
         TCP_CONGESTION("tcpCongestion", "auto", Kind.TEXT),
         DIRECT_WRITES("directWrites", "true", Kind.BOOLEAN),
+        ARRAY_SOCKETS("arraySockets", "true", Kind.BOOLEAN),
         WAITERS_DRIVE("waitersDrive", "true", Kind.BOOLEAN),
         IO_THREADS("ioThreads", 2, Kind.INT, 1),
         DRIVE_NANOS("driveNanos", 1_000_000, Kind.LONG, 0),
@@ -267,6 +268,14 @@ public final class CommSettings {
     /** @return whether frames may go straight into an idle connection's socket from the sending thread */
     public boolean directWrites() {
         return on(Setting.DIRECT_WRITES);
+    }
+
+    /**
+     * @return whether sockets may write message data from, and read it into, the caller's Java arrays straight where
+     *     the JVM allows it (Java 22+ with native access), instead of through direct memory
+     */
+    public boolean arraySockets() {
+        return on(Setting.ARRAY_SOCKETS);
     }
 
     /** @return whether waiting threads drive the rank's event loop (else a group of {@link #ioThreads()}) */

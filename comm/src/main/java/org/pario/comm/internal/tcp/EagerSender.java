@@ -13,9 +13,10 @@ import org.pario.datatypes.Packer;
 
 /**
  * Sends a message eagerly, its credit already reserved: its data goes to the socket at once, whether or not its
- * receive is posted. Three ways, by where the data is: written straight from one run of the caller's direct memory
- * (a header and the memory in one gathering write); packed piece by piece as it leaves when it is one run of a heap
- * array and its receiver likely waits for it; otherwise packed into one direct frame buffer.
+ * receive is posted. By where the data is: written straight from one run of the caller's direct memory (a header
+ * and the memory in one gathering write); on Java 22+, written straight from one run of a Java array (the header,
+ * then the array); packed piece by piece as it leaves when it is one run of a heap array and its receiver likely
+ * waits for it; otherwise packed into one direct frame buffer.
  */
 final class EagerSender {
     private final Links links;
@@ -38,6 +39,11 @@ final class EagerSender {
     private final long pieceMin;
     /** The pieces of such a message (setting {@code eagerPieceBytes}). */
     private final int piece;
+    /**
+     * Whether an eager message of at least {@link #inPlaceMin} that is one run of a Java array goes into the socket
+     * straight from the array (setting {@code arraySockets}, where the JVM can: {@link ArraySockets}).
+     */
+    private final boolean fromArrays;
 
     EagerSender(final Links links, final Credit credit, final TcpCounters counters, final CommSettings settings) {
         this.links = links;
@@ -46,6 +52,7 @@ final class EagerSender {
         this.inPlaceMin = settings.eagerInPlaceMinBytes();
         this.pieceMin = settings.eagerPieceMinBytes();
         this.piece = settings.eagerPieceBytes();
+        this.fromArrays = settings.arraySockets() && ArraySockets.AVAILABLE;
     }
 
     /** Sends a message of {@code bytes} (at most the eager limit) to {@code dest}, its credit reserved. */
@@ -64,12 +71,19 @@ final class EagerSender {
             sendInPlace(dest, context, source, tag, type, region, bytes);
             return;
         }
+        // from an array the socket can read (Java 22+): the kernel's copy is the only one, as from direct memory
+        final Object array = fromArrays && bytes >= inPlaceMin && type.isContiguous() ? memory.heapArray() : null;
+        if (array != null && covers(memory, memory.origin() + type.lb(), bytes)) {
+            sendInPieces(dest, context, source, tag, memory, type, count, (int) bytes,
+                new Gate.ArrayRun(array, memory.origin() + type.lb()));
+            return;
+        }
         // only when less than one return of credit is outstanding besides this message: the peer has consumed the
         // earlier large messages and is likely waiting for this one (the credit of consumed small ones comes back
         // only a quarter of the budget at a time, so some is always out)
         if (bytes >= pieceMin && credit.peerCaughtUp(dest, Credit.cost(bytes)) && type.isContiguous()
             && covers(memory, memory.origin() + type.lb(), bytes)) {
-            sendInPieces(dest, context, source, tag, memory, type, count, (int) bytes);
+            sendInPieces(dest, context, source, tag, memory, type, count, (int) bytes, null);
             return;
         }
         // packed straight into one direct frame buffer, which a gate can write to the socket at once; a large one is
@@ -124,10 +138,12 @@ final class EagerSender {
      * byte was packed. The pieces go through one small buffer of the sending thread's ({@link Gate#writeFilling}), so
      * packing writes memory still in the core's cache and the kernel copies from there. The send returns once every
      * piece is in the socket or handed to Netty, as a packed send does. The memory holds the run ({@link #covers}),
-     * so packing a piece cannot fail once the first has left.
+     * so packing a piece cannot fail once the first has left. Given where the run lies in a Java array ({@code
+     * array}, Java 22+), the socket takes the data straight from the array instead, and only what it does not take
+     * is packed.
      */
     private void sendInPieces(final int dest, final int context, final int source, final int tag, final Memory memory,
-                              final Datatype type, final long count, final int bytes) {
+                              final Datatype type, final long count, final int bytes, final Gate.ArrayRun array) {
         final ByteBuf frame;
         try {
             frame = Frames.dataHeaderFor(size -> links.direct(size, "send", bytes, dest, ""), context, source, tag,
@@ -136,13 +152,15 @@ final class EagerSender {
             credit.unreserve(dest, Credit.cost(bytes));
             throw e;
         }
-        counters.sentEagerInPieces.addAndGet(bytes);
+        if (array == null) {
+            counters.sentEagerInPieces.addAndGet(bytes);
+        }
         final int header = frame.writerIndex();
         final long origin = memory.origin();
         final boolean filled = links.gate(dest).writeFilling(frame, header + bytes, piece,
             (target, at, length, from) -> Packer.pack(memory, origin, type, count, DataRepresentation.NATIVE,
                 from - header, target.nioBuffer(at, length), 0, length),
-            f -> {
+            array, f -> {
                 links.give(frame);
                 links.failedSend(dest, f);
             });

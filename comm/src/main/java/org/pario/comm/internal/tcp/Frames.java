@@ -104,6 +104,22 @@ final class Frames {
         default ByteBuf space(final long left) {
             return null;
         }
+
+        /**
+         * Where the socket may put the next bytes of this data itself when the receive memory is one run of a Java
+         * array ({@link ArraySockets}): the array and the byte of it the next byte belongs in; the reader then says
+         * how many it put there with {@link #landedInPlace}.
+         *
+         * @return the place, or null when the bytes must be copied
+         */
+        default Gate.ArrayRun arraySpace() {
+            return null;
+        }
+
+        /** {@code n} more bytes of this data were read straight into {@link #arraySpace()}. */
+        default void landedInPlace(final int n) {
+            throw new IllegalStateException("this landing offers no array space");
+        }
     }
 
     /** Finds where arriving data goes: the receive that asked for RDATA, or one already posted for DATA. */
@@ -419,6 +435,38 @@ final class Frames {
             // steadier steps, and BBR paced the sender less; inPlaceMinStreams 2 keeps that
             return landing == null || streams.get() < inPlaceMinStreams || internalBuffer().isReadable() ? null
                 : landing.space(landingLeft);
+        }
+
+        /**
+         * Reads the rest of the data being received straight from the socket into its receive array, as far as the
+         * socket has it, when nothing else waits to be decoded and the receive memory is one run of a Java array
+         * (see {@link #landingSpace} for when data goes in place). Called on the event loop before the socket is
+         * read the usual way, which then finds what follows the data, or nothing.
+         *
+         * @param socket the connection's file descriptor
+         * @return the bytes read in place
+         */
+        long readIntoArray(final int socket) {
+            long total = 0;
+            while (landing != null && streams.get() >= inPlaceMinStreams && !internalBuffer().isReadable()) {
+                final Gate.ArrayRun space = landing.arraySpace();
+                if (space == null) {
+                    break;
+                }
+                final long n = ArraySockets.read(socket, space.array(), space.offset(), landingLeft);
+                if (n <= 0) {
+                    // nothing there, the end, or an error: the usual read finds which
+                    break;
+                }
+                total += n;
+                final Landing to = landing;
+                landingLeft -= n;
+                if (landingLeft == 0) {
+                    land(null, 0);
+                }
+                to.landedInPlace((int) n);
+            }
+            return total;
         }
 
         /** The envelope of DATA and RTS frames. */

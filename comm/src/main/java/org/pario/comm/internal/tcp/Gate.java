@@ -36,15 +36,18 @@ final class Gate {
     private boolean closed;
     /** Frames handed to Netty and not yet written, over all of a rank's gates. */
     private final AtomicInteger unwritten;
+    private final TcpCounters counters;
 
     /**
      * @param channel   the connection
      * @param direct    whether frames may be written to its socket directly (plain TCP over epoll)
      * @param unwritten frames handed to Netty and not yet written, shared by all of a rank's gates
+     * @param counters  the rank's counters, told of the bytes written straight from arrays
      */
-    Gate(final Channel channel, final boolean direct, final AtomicInteger unwritten) {
+    Gate(final Channel channel, final boolean direct, final AtomicInteger unwritten, final TcpCounters counters) {
         this.channel = channel;
         this.unwritten = unwritten;
+        this.counters = counters;
         this.socket = direct && channel instanceof EpollSocketChannel e ? e.fd() : null;
     }
 
@@ -90,13 +93,58 @@ final class Gate {
      */
     boolean writeFilling(final ByteBuf frame, final int end, final int piece, final Fill fill,
                          final ChannelFutureListener listener) {
+        return writeFilling(frame, end, piece, fill, null, listener);
+    }
+
+    /**
+     * As {@link #writeFilling(ByteBuf, int, int, Fill, ChannelFutureListener)}, except that where the frame's data is
+     * bytes of a Java array and this JVM can write arrays into sockets ({@link ArraySockets}), the socket takes the
+     * data straight from the array after the header: the kernel's copy is the only one while the socket has room,
+     * and only what it does not take is filled into the frame.
+     *
+     * @param source where the frame's data lies in an array, or null to fill every piece (also where the JVM cannot
+     *               write arrays: {@link ArraySockets#AVAILABLE})
+     */
+    boolean writeFilling(final ByteBuf frame, final int end, final int piece, final Fill fill,
+                         final ArrayRun source, final ChannelFutureListener listener) {
         ChannelFuture outcome = null;
         boolean filled = false;
         synchronized (this) {
             final int header = frame.writerIndex();
             final int headerBytes = frame.readableBytes();
-            final ByteBuf through = canWriteDirectly() ? pieceBuffer(headerBytes + piece) : null;
-            if (through == null) {
+            final boolean fromArray = source != null && ArraySockets.AVAILABLE;
+            final ByteBuf through = canWriteDirectly() ? pieceBuffer(headerBytes + (fromArray ? 0 : piece)) : null;
+            if (through != null && fromArray) {
+                through.clear().writeBytes(frame, frame.readerIndex(), headerBytes);
+                final IOException failed = writePart(through);
+                int from = header;
+                if (failed == null && !through.isReadable()) {
+                    while (from < end) {
+                        final long n = ArraySockets.write(socket.intValue(), source.array(),
+                            source.offset() + (from - header), end - from);
+                        if (n <= 0) {
+                            // full, or failed: the rest goes through Netty, which waits for room or says why
+                            break;
+                        }
+                        from += (int) n;
+                    }
+                    counters.sentFromArrays.addAndGet(from - header);
+                }
+                if (failed != null) {
+                    frame.release();
+                    outcome = channel.newFailedFuture(failed);
+                } else if (from == end && !through.isReadable()) {
+                    frame.release();
+                    outcome = channel.newSucceededFuture();
+                } else {
+                    filled = true;
+                    // what the socket did not take of the header, or of the data, and the rest
+                    final int left = through.isReadable() ? frame.readerIndex() + through.readerIndex() : from;
+                    fill.fill(frame, from, end - from, from);
+                    frame.setIndex(left, end);
+                    outcome = writeDirectlyOrQueue(frame, listener);
+                }
+            } else if (through == null) {
                 fill.fill(frame, header, end - header, header);
                 frame.writerIndex(end);
                 outcome = writeDirectlyOrQueue(frame, listener);
@@ -160,6 +208,15 @@ final class Gate {
             PIECES.set(pieces);
         }
         return pieces.hasMemoryAddress() ? pieces : null;
+    }
+
+    /**
+     * Where a frame's data lies in a Java array, for {@link ArraySockets}.
+     *
+     * @param array  a {@code byte[]} or primitive array
+     * @param offset the byte of the array (counted from its first element) that is the frame's first data byte
+     */
+    record ArrayRun(Object array, long offset) {
     }
 
     /** Fills part of a frame before it is written. */

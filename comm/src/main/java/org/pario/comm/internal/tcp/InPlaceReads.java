@@ -14,12 +14,16 @@ import io.netty.util.UncheckedBooleanSupplier;
  * the rest of that data straight into the receive ({@link Frames.Decoder#landingSpace}); otherwise, and for
  * everything else, the connection's usual buffers. The bytes then cross memory once, in the kernel, instead of into
  * a buffer of Netty's and from there into the receive. Only the data of the message being received is read that
- * way, never bytes after it, so frames that follow go through the decoder as before.
+ * way, never bytes after it, so frames that follow go through the decoder as before. On Java 22+ a receive that is
+ * one run of a Java array is read into the same way, before each usual read ({@link Frames.Decoder#readIntoArray}).
  */
 final class InPlaceReads implements RecvByteBufAllocator {
     private final RecvByteBufAllocator usual;
     private final Frames.Decoder decoder;
     private final AtomicLong bytesInPlace;
+    /** The connection's file descriptor where receive arrays may be read into straight (Java 22+), else -1. */
+    private final int arraySocket;
+    private final AtomicLong bytesIntoArrays;
 
     /**
      * @param usual        the connection's allocator, for every read that is not a message's data going in place
@@ -27,9 +31,21 @@ final class InPlaceReads implements RecvByteBufAllocator {
      * @param bytesInPlace counts the bytes read straight into receive memory
      */
     InPlaceReads(final RecvByteBufAllocator usual, final Frames.Decoder decoder, final AtomicLong bytesInPlace) {
+        this(usual, decoder, bytesInPlace, -1, null);
+    }
+
+    /**
+     * @param arraySocket     the connection's file descriptor, for reads straight into receive arrays where the JVM
+     *                        can make them ({@link ArraySockets}); -1 for none
+     * @param bytesIntoArrays counts the bytes read straight into receive arrays
+     */
+    InPlaceReads(final RecvByteBufAllocator usual, final Frames.Decoder decoder, final AtomicLong bytesInPlace,
+                 final int arraySocket, final AtomicLong bytesIntoArrays) {
         this.usual = usual;
         this.decoder = decoder;
         this.bytesInPlace = bytesInPlace;
+        this.arraySocket = ArraySockets.AVAILABLE ? arraySocket : -1;
+        this.bytesIntoArrays = bytesIntoArrays;
     }
 
     @Override
@@ -49,6 +65,13 @@ final class InPlaceReads implements RecvByteBufAllocator {
 
         @Override
         public ByteBuf allocate(final ByteBufAllocator alloc) {
+            if (arraySocket >= 0) {
+                // data bound for an array goes there first; the read Netty makes next finds what follows it
+                final long n = decoder.readIntoArray(arraySocket);
+                if (n > 0) {
+                    bytesIntoArrays.addAndGet(n);
+                }
+            }
             final ByteBuf space = decoder.landingSpace();
             inPlace = space != null;
             return inPlace ? space : usual.allocate(alloc);

@@ -97,6 +97,11 @@ final class RendezvousSender {
      * and wake-ups).
      */
     private final int packLatePiece;
+    /**
+     * Whether such a message that is one run of a Java array goes into the socket straight from the array instead
+     * (setting {@code arraySockets}, where the JVM can: {@link ArraySockets}), packed only where the socket fills.
+     */
+    private final boolean fromArrays;
 
     RendezvousSender(final Links links, final TcpCounters counters, final SharedMemory sharedMemory,
                      final boolean[] sameHost, final CommSettings settings) {
@@ -114,6 +119,7 @@ final class RendezvousSender {
         this.crowdedSendInPlaceMin = Math.max(eagerMax + 1, settings.crowdedSendInPlaceMinBytes());
         this.packLateMin = Math.max(eagerMax + 1, settings.packLateMinBytes());
         this.packLatePiece = settings.packLatePieceBytes();
+        this.fromArrays = settings.arraySockets() && ArraySockets.AVAILABLE;
     }
 
     /** @return whether a message of {@code bytes} to {@code dest} goes through a shared-memory arena */
@@ -346,9 +352,29 @@ final class RendezvousSender {
                     packLateFailed(p, e);
                     break;
                 }
+                final long pieceFrom = (long) p.sentPieces * p.pieceBytes;
+                final Object array = fromArrays ? p.memory.heapArray() : null;
+                if (array != null) {
+                    // the header, then the data straight from the array; packed only what the socket does not take
+                    frame.setIndex(Frames.RDATA_HEADER, Frames.RDATA_HEADER + length);
+                    Frames.rdataInFront(frame, p.waitingReceiveId).retain().writerIndex(Frames.RDATA_HEADER);
+                    p.sentPieces++;
+                    p.writesOut++;
+                    final long dataFrom = p.memory.origin() + p.type.lb() + pieceFrom;
+                    gate.writeFilling(frame, Frames.RDATA_HEADER + length, length,
+                        (target, at, n, from) -> Packer.pack(p.memory, p.memory.origin(), p.type, p.count,
+                            DataRepresentation.NATIVE, pieceFrom + from - Frames.RDATA_HEADER, target.nioBuffer(at, n),
+                            0, n),
+                        new Gate.ArrayRun(array, dataFrom), f -> {
+                            links.give(frame);
+                            p.pieceWritten(links, f);
+                            links.failedSend(p.dest, f);
+                        });
+                    continue;
+                }
                 try {
                     Packer.pack(p.memory, p.memory.origin(), p.type, p.count, DataRepresentation.NATIVE,
-                        (long) p.sentPieces * p.pieceBytes, frame.nioBuffer(Frames.RDATA_HEADER, length), 0, length);
+                        pieceFrom, frame.nioBuffer(Frames.RDATA_HEADER, length), 0, length);
                 } catch (RuntimeException e) {
                     frame.release();
                     packLateFailed(p, e);

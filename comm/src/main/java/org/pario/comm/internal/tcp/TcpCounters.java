@@ -17,6 +17,8 @@ public final class TcpCounters {
     final AtomicLong sentEagerInPieces = new AtomicLong();
     final AtomicLong eagerPiecesFilledSocket = new AtomicLong();
     final AtomicLong packedLate = new AtomicLong();
+    final AtomicLong sentFromArrays = new AtomicLong();
+    final AtomicLong readIntoArrays = new AtomicLong();
     private final LongSupplier arraysKept;
     private final LongSupplier parked;
 
@@ -58,6 +60,19 @@ public final class TcpCounters {
     /** @return bytes of collectives' messages packed piece by piece as the socket took them */
     public long bytesPackedLate() {
         return packedLate.get();
+    }
+
+    /**
+     * @return bytes of message data the sockets took straight from the caller's Java arrays, with no packing (Java
+     *     22+)
+     */
+    public long bytesSentFromArrays() {
+        return sentFromArrays.get();
+    }
+
+    /** @return bytes of message data the sockets read straight into the receivers' Java arrays (Java 22+) */
+    public long bytesReadIntoArrays() {
+        return readIntoArrays.get();
     }
 
     /** @return bytes of arrays kept now for eager messages that arrive before their receive */

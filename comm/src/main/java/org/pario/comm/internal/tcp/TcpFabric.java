@@ -22,6 +22,7 @@ import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.timeout.IdleStateHandler;
 import org.pario.ErrorCategory;
@@ -149,8 +150,11 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
                             arrivals.landingsFor(ch), streams, settings.inPlaceMinStreams());
                         if (inPlaceReads) {
                             // the socket's bytes are the message's bytes: they may go straight into receive memory
+                            // on Java 22+ receive arrays too, where the connection is a plain epoll socket
+                            final int arraySocket = settings.arraySockets() && ch instanceof EpollSocketChannel e
+                                ? e.fd().intValue() : -1;
                             ch.config().setRecvByteBufAllocator(new InPlaceReads(ch.config().getRecvByteBufAllocator(),
-                                decoder, counters.readInPlace));
+                                decoder, counters.readInPlace, arraySocket, counters.readIntoArrays));
                         }
                         ch.pipeline().addLast(
                             new IdleStateHandler(config.failureTimeoutMillis(), 0, 0, TimeUnit.MILLISECONDS),
@@ -230,7 +234,7 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
                 @Override
                 protected void initChannel(final SocketChannel ch) {
                     congestion.apply(ch);
-                    Links.attach(ch, new Gate(ch, directWrites, unwritten));
+                    Links.attach(ch, new Gate(ch, directWrites, unwritten, counters));
                     if (config.tls() != null) {
                         ch.pipeline().addLast(config.tls().client().newHandler(ch.alloc()));
                     }

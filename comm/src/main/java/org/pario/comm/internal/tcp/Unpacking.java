@@ -78,6 +78,26 @@ abstract class Unpacking implements Frames.Landing {
         return inPlace;
     }
 
+    @Override
+    public final Gate.ArrayRun arraySpace() {
+        if (failure != null || given() || !type.isContiguous()) {
+            return null;
+        }
+        final Object array = memory.heapArray();
+        final long from = memory.origin() + type.lb();
+        // a receive too short for the message takes the usual path, where unpacking reports it
+        return array == null || from < 0 || from > memory.byteSize() - total ? null
+            : new Gate.ArrayRun(array, from + received);
+    }
+
+    @Override
+    public final void landedInPlace(final int n) {
+        received += n;
+        if (received == total) {
+            complete(failure);
+        }
+    }
+
     /** @return how many of the message's bytes have arrived */
     final long received() {
         return received;

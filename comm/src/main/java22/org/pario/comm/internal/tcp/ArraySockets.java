@@ -1,0 +1,98 @@
+package org.pario.comm.internal.tcp;
+
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+
+/**
+ * Socket reads into and writes from a Java array: {@code read(2)} and {@code write(2)} called through the foreign
+ * function API with heap access ({@code Linker.Option.critical(true)}), so the kernel copies between the socket and
+ * the array itself, where Java 17 goes through direct memory. The class this multi-release jar uses on Java 22 and
+ * newer.
+ *
+ * <p>A critical call holds the garbage collector off while it runs; the sockets are non-blocking, so a call lasts
+ * only as long as the kernel takes to copy what is there or what fits, and each call moves at most
+ * {@link #MAX_CALL_BYTES}. Without native access for Pario's module (the JVM's {@code --enable-native-access}), or
+ * where the linker cannot make the calls, {@link #AVAILABLE} is false and arrays go through direct memory as on
+ * Java 17.
+ */
+final class ArraySockets {
+    /** At most this many bytes a call, so that no call holds the collector off for long. */
+    private static final long MAX_CALL_BYTES = 4L << 20;
+    private static final MethodHandle WRITE = linked("write");
+    private static final MethodHandle READ = linked("read");
+    /** Whether {@link #write} and {@link #read} can be called in this JVM. */
+    static final boolean AVAILABLE = WRITE != null && READ != null;
+
+    private ArraySockets() {
+    }
+
+    private static MethodHandle linked(final String function) {
+        // asked first: linking a call without native access would have the JVM warn, or refuse it
+        if (!ArraySockets.class.getModule().isNativeAccessEnabled()) {
+            return null;
+        }
+        try {
+            final Linker linker = Linker.nativeLinker();
+            return linker.downcallHandle(linker.defaultLookup().find(function).orElseThrow(),
+                FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.ADDRESS,
+                    ValueLayout.JAVA_LONG),
+                Linker.Option.critical(true));
+        } catch (RuntimeException | LinkageError e) {
+            return null;
+        }
+    }
+
+    /**
+     * Writes what a non-blocking socket takes of {@code length} bytes of an array.
+     *
+     * @param socket the socket's file descriptor
+     * @param array  a {@code byte[]} or primitive array
+     * @param offset the first byte, counted from the array's first element
+     * @param length how many bytes
+     * @return the bytes the socket took; 0 or less when it took none (full, or failed: the caller writes the rest
+     *     another way, which tells which)
+     */
+    static long write(final int socket, final Object array, final long offset, final long length) {
+        final MemorySegment bytes = segment(array).asSlice(offset, Math.min(length, MAX_CALL_BYTES));
+        try {
+            return (long) WRITE.invokeExact(socket, bytes, bytes.byteSize());
+        } catch (Throwable e) {
+            throw new IllegalStateException("write(2) from an array could not be called", e);
+        }
+    }
+
+    /**
+     * Reads what a non-blocking socket has, up to {@code length} bytes, into an array.
+     *
+     * @param socket the socket's file descriptor
+     * @param array  a {@code byte[]} or primitive array
+     * @param offset where the first byte goes, counted from the array's first element
+     * @param length at most this many bytes
+     * @return the bytes read; 0 or less when none (nothing there, the end of the stream, or failed: the caller reads
+     *     another way, which tells which)
+     */
+    static long read(final int socket, final Object array, final long offset, final long length) {
+        final MemorySegment bytes = segment(array).asSlice(offset, Math.min(length, MAX_CALL_BYTES));
+        try {
+            return (long) READ.invokeExact(socket, bytes, bytes.byteSize());
+        } catch (Throwable e) {
+            throw new IllegalStateException("read(2) into an array could not be called", e);
+        }
+    }
+
+    private static MemorySegment segment(final Object array) {
+        return switch (array) {
+            case byte[] a -> MemorySegment.ofArray(a);
+            case double[] a -> MemorySegment.ofArray(a);
+            case long[] a -> MemorySegment.ofArray(a);
+            case float[] a -> MemorySegment.ofArray(a);
+            case int[] a -> MemorySegment.ofArray(a);
+            case short[] a -> MemorySegment.ofArray(a);
+            case char[] a -> MemorySegment.ofArray(a);
+            default -> throw new IllegalArgumentException("not an array of bytes or primitives: " + array.getClass());
+        };
+    }
+}
