@@ -7,12 +7,28 @@ package org.pario.comm.internal.tcp;
  */
 final class ArraySockets {
     /**
-     * Whether {@link #write} and {@link #read} can be called in this JVM; never here. Not a constant, which the
+     * Whether {@link #write}, {@link #writeHeader} and {@link #read} can be called in this JVM; never here. Not a constant, which the
      * compiler would copy into the callers and so hide the versioned class's value from them.
      */
     static final boolean AVAILABLE = Boolean.parseBoolean("false");
 
+    /** At most this many bytes a call moves. */
+    static final long MAX_CALL_BYTES = 4L << 20;
+
     private ArraySockets() {
+    }
+
+    /**
+     * Writes what a non-blocking socket takes of a frame's header in direct memory, telling the kernel that the data
+     * follows at once ({@code MSG_MORE}), so that header and data leave in the same segments.
+     *
+     * @param socket  the socket's file descriptor
+     * @param address the header's first byte
+     * @param length  its length
+     * @return the bytes the socket took; 0 or less when it took none
+     */
+    static long writeHeader(final int socket, final long address, final long length) {
+        throw new UnsupportedOperationException("header writes need Java 22 or newer");
     }
 
     /**

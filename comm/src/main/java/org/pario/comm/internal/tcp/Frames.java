@@ -453,7 +453,8 @@ final class Frames {
                 if (space == null) {
                     break;
                 }
-                final long n = ArraySockets.read(socket, space.array(), space.offset(), landingLeft);
+                final long wanted = landingLeft;
+                final long n = ArraySockets.read(socket, space.array(), space.offset(), wanted);
                 if (n <= 0) {
                     // nothing there, the end, or an error: the usual read finds which
                     break;
@@ -465,6 +466,10 @@ final class Frames {
                     land(null, 0);
                 }
                 to.landedInPlace((int) n);
+                if (n < Math.min(wanted, ArraySockets.MAX_CALL_BYTES)) {
+                    // the socket had no more: asking again would only hear so, one system call more a wake-up
+                    break;
+                }
             }
             return total;
         }

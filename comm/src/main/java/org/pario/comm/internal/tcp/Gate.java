@@ -116,24 +116,25 @@ final class Gate {
             final ByteBuf through = canWriteDirectly() ? pieceBuffer(headerBytes + (fromArray ? 0 : piece)) : null;
             if (through != null && fromArray) {
                 through.clear().writeBytes(frame, frame.readerIndex(), headerBytes);
-                final IOException failed = writePart(through);
+                // the header waits in the kernel for the data (MSG_MORE) instead of waking the receiver alone; a
+                // socket that takes none of it (full, or failed) leaves it all to Netty, which waits or says why
+                final long took = ArraySockets.writeHeader(socket.intValue(), through.memoryAddress(), headerBytes);
+                through.skipBytes((int) Math.max(0, took));
                 int from = header;
-                if (failed == null && !through.isReadable()) {
+                if (!through.isReadable()) {
                     while (from < end) {
+                        final long wanted = Math.min(end - from, ArraySockets.MAX_CALL_BYTES);
                         final long n = ArraySockets.write(socket.intValue(), source.array(),
-                            source.offset() + (from - header), end - from);
-                        if (n <= 0) {
-                            // full, or failed: the rest goes through Netty, which waits for room or says why
+                            source.offset() + (from - header), wanted);
+                        from += (int) Math.max(0, n);
+                        if (n < wanted) {
+                            // the socket is full (or failed): asking again would only hear so
                             break;
                         }
-                        from += (int) n;
                     }
                     counters.sentFromArrays.addAndGet(from - header);
                 }
-                if (failed != null) {
-                    frame.release();
-                    outcome = channel.newFailedFuture(failed);
-                } else if (from == end && !through.isReadable()) {
+                if (from == end && !through.isReadable()) {
                     frame.release();
                     outcome = channel.newSucceededFuture();
                 } else {

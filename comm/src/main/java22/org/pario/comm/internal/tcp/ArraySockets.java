@@ -20,11 +20,14 @@ import java.lang.invoke.MethodHandle;
  */
 final class ArraySockets {
     /** At most this many bytes a call, so that no call holds the collector off for long. */
-    private static final long MAX_CALL_BYTES = 4L << 20;
+    static final long MAX_CALL_BYTES = 4L << 20;
     private static final MethodHandle WRITE = linked("write");
     private static final MethodHandle READ = linked("read");
-    /** Whether {@link #write} and {@link #read} can be called in this JVM. */
-    static final boolean AVAILABLE = WRITE != null && READ != null;
+    /** Linux's {@code MSG_MORE}: more data follows at once, so the kernel sends this with it. */
+    private static final int MSG_MORE = 0x8000;
+    private static final MethodHandle SEND = linkedSend();
+    /** Whether {@link #write}, {@link #writeHeader} and {@link #read} can be called in this JVM. */
+    static final boolean AVAILABLE = WRITE != null && READ != null && SEND != null;
 
     private ArraySockets() {
     }
@@ -42,6 +45,39 @@ final class ArraySockets {
                 Linker.Option.critical(true));
         } catch (RuntimeException | LinkageError e) {
             return null;
+        }
+    }
+
+    private static MethodHandle linkedSend() {
+        if (!ArraySockets.class.getModule().isNativeAccessEnabled()) {
+            return null;
+        }
+        try {
+            final Linker linker = Linker.nativeLinker();
+            return linker.downcallHandle(linker.defaultLookup().find("send").orElseThrow(),
+                FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.ADDRESS,
+                    ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT),
+                Linker.Option.critical(false));
+        } catch (RuntimeException | LinkageError e) {
+            return null;
+        }
+    }
+
+    /**
+     * Writes what a non-blocking socket takes of a frame's header in direct memory, telling the kernel that the data
+     * follows at once ({@code MSG_MORE}): header and data then leave in the same segments, as one gathering write of
+     * both would send them, instead of the header alone waking the receiver first.
+     *
+     * @param socket  the socket's file descriptor
+     * @param address the header's first byte
+     * @param length  its length
+     * @return the bytes the socket took; 0 or less when it took none
+     */
+    static long writeHeader(final int socket, final long address, final long length) {
+        try {
+            return (long) SEND.invokeExact(socket, MemorySegment.ofAddress(address), length, MSG_MORE);
+        } catch (Throwable e) {
+            throw new IllegalStateException("send(2) of a header could not be called", e);
         }
     }
 
