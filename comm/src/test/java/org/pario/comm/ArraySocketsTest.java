@@ -30,18 +30,6 @@ class ArraySocketsTest {
         return ((TcpFabric) world.fabric()).counters().bytesSentFromArrays();
     }
 
-    private static double[] values(final int rank, final int count) {
-        final double[] d = new double[count];
-        for (int i = 0; i < count; i++) {
-            d[i] = InPlaceSendTest.value(rank, i);
-        }
-        return d;
-    }
-
-    private static byte byteAt(final int rank, final int i) {
-        return (byte) (i * 31 + rank);
-    }
-
     @ParameterizedTest
     @EnumSource(value = Transport.class, names = {"TCP", "TCP_NIO"})
     void eagerMessagesLeaveFromTheArrayAndTheArrayIsFreeOnceTheSendReturns(final Transport transport) {
@@ -52,10 +40,10 @@ class ArraySocketsTest {
         transport.call(2, RendezvousTest.sharedMemory(false), world -> {
             final long before = fromArrays(world);
             if (world.rank() == 0) {
-                final double[] a = values(0, whole);
+                final double[] a = EagerPiecesTest.values(0, whole);
                 world.send(a, whole, Datatype.DOUBLE, 1, 1);
                 // overwritten at once: the receiver must see the values of the first send
-                System.arraycopy(values(2, whole), 0, a, 0, whole);
+                System.arraycopy(EagerPiecesTest.values(2, whole), 0, a, 0, whole);
                 world.send(Memory.of(a).at(24), odd, Datatype.DOUBLE, 1, 2);
                 // 32 KiB, below the eager in-place minimum: packed whole
                 world.send(a, below, Datatype.DOUBLE, 1, 3);
@@ -69,8 +57,8 @@ class ArraySocketsTest {
                 final byte[] got = new byte[bytes];
                 world.recv(got, bytes, Datatype.BYTE, 1, 6);
                 for (int i = 0; i < bytes; i++) {
-                    if (byteAt(1, i + 5) != got[i]) {
-                        assertEquals(byteAt(1, i + 5), got[i], "byte " + i);
+                    if (EagerPiecesTest.byteAt(1, i + 5) != got[i]) {
+                        assertEquals(EagerPiecesTest.byteAt(1, i + 5), got[i], "byte " + i);
                     }
                 }
                 final long sent = fromArrays(world) - before;
@@ -104,7 +92,7 @@ class ArraySocketsTest {
                 }
                 final byte[] out = new byte[bytes + 7];
                 for (int i = 0; i < out.length; i++) {
-                    out[i] = byteAt(1, i);
+                    out[i] = EagerPiecesTest.byteAt(1, i);
                 }
                 // a byte[] from 5 bytes in: the memory's array is the byte[] itself
                 world.send(Memory.of(out).at(5), bytes, Datatype.BYTE, 0, 6);
@@ -158,7 +146,7 @@ class ArraySocketsTest {
                 }
             } else {
                 world.barrier();
-                world.send(values(0, count), count, Datatype.DOUBLE, 1, 7);
+                world.send(EagerPiecesTest.values(0, count), count, Datatype.DOUBLE, 1, 7);
                 final float[] f = new float[floats];
                 for (int i = 0; i < floats; i++) {
                     f[i] = i * 0.5f;
@@ -184,7 +172,7 @@ class ArraySocketsTest {
             for (int round = 0; round < 3; round++) {
                 final Request<?>[] sends = new Request<?>[messages];
                 for (int k = 0; k < messages; k++) {
-                    sends[k] = world.isend(values(me + 10 * k + round, count), count, Datatype.DOUBLE, other, k);
+                    sends[k] = world.isend(EagerPiecesTest.values(me + 10 * k + round, count), count, Datatype.DOUBLE, other, k);
                 }
                 final double[] got = new double[count];
                 for (int k = 0; k < messages; k++) {
@@ -211,7 +199,7 @@ class ArraySocketsTest {
         Transport.TCP.call(n, settings, world -> {
             final int me = world.rank();
             final long before = fromArrays(world);
-            final double[] mine = values(me, count);
+            final double[] mine = EagerPiecesTest.values(me, count);
             final double[] all = new double[n * count];
             world.gather(mine, count, Datatype.DOUBLE, all, count, Datatype.DOUBLE, 0);
             if (me == 0) {
@@ -247,7 +235,7 @@ class ArraySocketsTest {
         final int count = 131072;
         Transport.TCP.call(2, RendezvousTest.sharedMemory(false).with("arraySockets", false), world -> {
             final long before = fromArrays(world);
-            final double[] a = values(world.rank(), count);
+            final double[] a = EagerPiecesTest.values(world.rank(), count);
             final double[] got = new double[count];
             world.sendrecv(a, count, Datatype.DOUBLE, 1 - world.rank(), 0, got, count, Datatype.DOUBLE,
                 1 - world.rank(), 0);

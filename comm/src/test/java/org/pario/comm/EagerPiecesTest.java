@@ -26,7 +26,8 @@ class EagerPiecesTest {
         return ((TcpFabric) world.fabric()).counters().bytesSentEagerInPieces();
     }
 
-    private static double[] values(final int rank, final int count) {
+    /** @return {@code count} doubles of a rank's values, {@link InPlaceSendTest#value} */
+    static double[] values(final int rank, final int count) {
         final double[] d = new double[count];
         for (int i = 0; i < count; i++) {
             d[i] = InPlaceSendTest.value(rank, i);
@@ -34,7 +35,8 @@ class EagerPiecesTest {
         return d;
     }
 
-    private static byte byteAt(final int rank, final int i) {
+    /** @return a rank's byte {@code i} of a byte message */
+    static byte byteAt(final int rank, final int i) {
         return (byte) (i * 31 + rank);
     }
 

@@ -24,6 +24,8 @@ final class InPlaceReads implements RecvByteBufAllocator {
     /** The connection's file descriptor where receive arrays may be read into straight (Java 22+), else -1. */
     private final int arraySocket;
     private final AtomicLong bytesIntoArrays;
+    /** Tells the connection's handlers that bytes came, when they went into an array and not through them. */
+    private final Runnable bytesCame;
 
     /**
      * @param usual        the connection's allocator, for every read that is not a message's data going in place
@@ -31,21 +33,24 @@ final class InPlaceReads implements RecvByteBufAllocator {
      * @param bytesInPlace counts the bytes read straight into receive memory
      */
     InPlaceReads(final RecvByteBufAllocator usual, final Frames.Decoder decoder, final AtomicLong bytesInPlace) {
-        this(usual, decoder, bytesInPlace, -1, null);
+        this(usual, decoder, bytesInPlace, -1, null, null);
     }
 
     /**
      * @param arraySocket     the connection's file descriptor, for reads straight into receive arrays where the JVM
      *                        can make them ({@link ArraySockets}); -1 for none
      * @param bytesIntoArrays counts the bytes read straight into receive arrays
+     * @param bytesCame       tells the connection's handlers that bytes came (an empty read through its pipeline),
+     *                        so that a peer whose data all goes into arrays is not taken for silent
      */
     InPlaceReads(final RecvByteBufAllocator usual, final Frames.Decoder decoder, final AtomicLong bytesInPlace,
-                 final int arraySocket, final AtomicLong bytesIntoArrays) {
+                 final int arraySocket, final AtomicLong bytesIntoArrays, final Runnable bytesCame) {
         this.usual = usual;
         this.decoder = decoder;
         this.bytesInPlace = bytesInPlace;
         this.arraySocket = ArraySockets.AVAILABLE ? arraySocket : -1;
         this.bytesIntoArrays = bytesIntoArrays;
+        this.bytesCame = bytesCame;
     }
 
     @Override
@@ -70,6 +75,7 @@ final class InPlaceReads implements RecvByteBufAllocator {
                 final long n = decoder.readIntoArray(arraySocket);
                 if (n > 0) {
                     bytesIntoArrays.addAndGet(n);
+                    bytesCame.run();
                 }
             }
             final ByteBuf space = decoder.landingSpace();

@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
@@ -154,7 +155,8 @@ public final class TcpFabric extends Fabric implements AutoCloseable {
                             final int arraySocket = settings.arraySockets() && ch instanceof EpollSocketChannel e
                                 ? e.fd().intValue() : -1;
                             ch.config().setRecvByteBufAllocator(new InPlaceReads(ch.config().getRecvByteBufAllocator(),
-                                decoder, counters.readInPlace, arraySocket, counters.readIntoArrays));
+                                decoder, counters.readInPlace, arraySocket, counters.readIntoArrays,
+                                () -> ch.pipeline().fireChannelRead(Unpooled.EMPTY_BUFFER)));
                         }
                         ch.pipeline().addLast(
                             new IdleStateHandler(config.failureTimeoutMillis(), 0, 0, TimeUnit.MILLISECONDS),
