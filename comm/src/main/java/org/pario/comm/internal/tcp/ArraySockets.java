@@ -7,8 +7,8 @@ package org.pario.comm.internal.tcp;
  */
 final class ArraySockets {
     /**
-     * Whether {@link #write}, {@link #writeHeader} and {@link #read} can be called in this JVM; never here. Not a constant, which the
-     * compiler would copy into the callers and so hide the versioned class's value from them.
+     * Whether {@link #write}, {@link #writeHeader} and {@link #read} can be called in this JVM; never here. Not a
+     * constant, which the compiler would copy into the callers and so hide the versioned class's value from them.
      */
     static final boolean AVAILABLE = Boolean.parseBoolean("false");
 

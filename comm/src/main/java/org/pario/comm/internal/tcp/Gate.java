@@ -88,22 +88,11 @@ final class Gate {
      * @param fill     fills bytes {@code [from, from + length)} of the frame (absolute indexes) into {@code target}
      *                 from {@code at}; must not fail once the first piece has been written (the stream would be left
      *                 with part of a frame)
+     * @param source   where the frame's data lies in a Java array: where this JVM can write arrays into sockets
+     *                 ({@link ArraySockets}), the socket takes the data straight from the array after the header, and
+     *                 only what it does not take is filled into the frame; null to fill every piece
      * @param listener as {@link #write}'s
      * @return whether the socket filled after the first piece had gone into it, so that the rest went through Netty
-     */
-    boolean writeFilling(final ByteBuf frame, final int end, final int piece, final Fill fill,
-                         final ChannelFutureListener listener) {
-        return writeFilling(frame, end, piece, fill, null, listener);
-    }
-
-    /**
-     * As {@link #writeFilling(ByteBuf, int, int, Fill, ChannelFutureListener)}, except that where the frame's data is
-     * bytes of a Java array and this JVM can write arrays into sockets ({@link ArraySockets}), the socket takes the
-     * data straight from the array after the header: the kernel's copy is the only one while the socket has room,
-     * and only what it does not take is filled into the frame.
-     *
-     * @param source where the frame's data lies in an array, or null to fill every piece (also where the JVM cannot
-     *               write arrays: {@link ArraySockets#AVAILABLE})
      */
     boolean writeFilling(final ByteBuf frame, final int end, final int piece, final Fill fill,
                          final ArrayRun source, final ChannelFutureListener listener) {

@@ -28,15 +28,9 @@ final class InPlaceReads implements RecvByteBufAllocator {
     private final Runnable bytesCame;
 
     /**
-     * @param usual        the connection's allocator, for every read that is not a message's data going in place
-     * @param decoder      the connection's decoder, which knows where arriving data goes
-     * @param bytesInPlace counts the bytes read straight into receive memory
-     */
-    InPlaceReads(final RecvByteBufAllocator usual, final Frames.Decoder decoder, final AtomicLong bytesInPlace) {
-        this(usual, decoder, bytesInPlace, -1, null, null);
-    }
-
-    /**
+     * @param usual           the connection's allocator, for every read that is not a message's data going in place
+     * @param decoder         the connection's decoder, which knows where arriving data goes
+     * @param bytesInPlace    counts the bytes read straight into receive memory
      * @param arraySocket     the connection's file descriptor, for reads straight into receive arrays where the JVM
      *                        can make them ({@link ArraySockets}); -1 for none
      * @param bytesIntoArrays counts the bytes read straight into receive arrays

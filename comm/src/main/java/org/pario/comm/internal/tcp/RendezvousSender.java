@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFutureListener;
 import org.pario.ParioException;
 import org.pario.comm.internal.Message;
 import org.pario.comm.internal.MessageAccess;
@@ -354,42 +355,37 @@ final class RendezvousSender {
                 }
                 final long pieceFrom = (long) p.sentPieces * p.pieceBytes;
                 final Object array = fromArrays ? p.memory.heapArray() : null;
-                if (array != null) {
-                    // the header, then the data straight from the array; packed only what the socket does not take
-                    frame.setIndex(Frames.RDATA_HEADER, Frames.RDATA_HEADER + length);
-                    Frames.rdataInFront(frame, p.waitingReceiveId).retain().writerIndex(Frames.RDATA_HEADER);
-                    p.sentPieces++;
-                    p.writesOut++;
-                    final long dataFrom = p.memory.origin() + p.type.lb() + pieceFrom;
-                    gate.writeFilling(frame, Frames.RDATA_HEADER + length, length,
-                        (target, at, n, from) -> Packer.pack(p.memory, p.memory.origin(), p.type, p.count,
-                            DataRepresentation.NATIVE, pieceFrom + from - Frames.RDATA_HEADER, target.nioBuffer(at, n),
-                            0, n),
-                        new Gate.ArrayRun(array, dataFrom), f -> {
-                            links.give(frame);
-                            p.pieceWritten(links, f);
-                            links.failedSend(p.dest, f);
-                        });
-                    continue;
+                if (array == null) {
+                    try {
+                        Packer.pack(p.memory, p.memory.origin(), p.type, p.count, DataRepresentation.NATIVE,
+                            pieceFrom, frame.nioBuffer(Frames.RDATA_HEADER, length), 0, length);
+                    } catch (RuntimeException e) {
+                        frame.release();
+                        packLateFailed(p, e);
+                        break;
+                    }
                 }
-                try {
-                    Packer.pack(p.memory, p.memory.origin(), p.type, p.count, DataRepresentation.NATIVE,
-                        pieceFrom, frame.nioBuffer(Frames.RDATA_HEADER, length), 0, length);
-                } catch (RuntimeException e) {
-                    frame.release();
-                    packLateFailed(p, e);
-                    break;
-                }
-                frame.writerIndex(Frames.RDATA_HEADER + length).readerIndex(Frames.RDATA_HEADER);
+                frame.setIndex(Frames.RDATA_HEADER, Frames.RDATA_HEADER + length);
                 // one reference for the write, which releases it, and one to give the buffer back for the next piece
                 Frames.rdataInFront(frame, p.waitingReceiveId).retain();
                 p.sentPieces++;
                 p.writesOut++;
-                gate.write(frame, f -> {
-                        links.give(frame);
-                        p.pieceWritten(links, f);
-                        links.failedSend(p.dest, f);
-                    });
+                final ChannelFutureListener written = f -> {
+                    links.give(frame);
+                    p.pieceWritten(links, f);
+                    links.failedSend(p.dest, f);
+                };
+                if (array == null) {
+                    gate.write(frame, written);
+                } else {
+                    // the header, then the data straight from the array; packed only what the socket does not take
+                    frame.writerIndex(Frames.RDATA_HEADER);
+                    gate.writeFilling(frame, Frames.RDATA_HEADER + length, length,
+                        (target, at, n, from) -> Packer.pack(p.memory, p.memory.origin(), p.type, p.count,
+                            DataRepresentation.NATIVE, pieceFrom + from - Frames.RDATA_HEADER, target.nioBuffer(at, n),
+                            0, n),
+                        new Gate.ArrayRun(array, p.memory.origin() + p.type.lb() + pieceFrom), written);
+                }
             }
             if ((p.sentPieces == p.pieces || p.writeFailure != null) && p.take()) {
                 // only once the last piece is queued: a goodbye written after the parked set is empty follows it

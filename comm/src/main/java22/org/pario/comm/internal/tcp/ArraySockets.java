@@ -21,43 +21,33 @@ import java.lang.invoke.MethodHandle;
 final class ArraySockets {
     /** At most this many bytes a call, so that no call holds the collector off for long. */
     static final long MAX_CALL_BYTES = 4L << 20;
-    private static final MethodHandle WRITE = linked("write");
-    private static final MethodHandle READ = linked("read");
+    /** {@code ssize_t write(int, void *, size_t)}, and {@code read} of the same shape. */
+    private static final FunctionDescriptor TRANSFER = FunctionDescriptor.of(ValueLayout.JAVA_LONG,
+        ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG);
+    // critical with heap access: the calls take the array itself
+    private static final MethodHandle WRITE = linked("write", TRANSFER, true);
+    private static final MethodHandle READ = linked("read", TRANSFER, true);
     /** Linux's {@code MSG_MORE}: more data follows at once, so the kernel sends this with it. */
     private static final int MSG_MORE = 0x8000;
-    private static final MethodHandle SEND = linkedSend();
+    private static final MethodHandle SEND = linked("send", FunctionDescriptor.of(ValueLayout.JAVA_LONG,
+        ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT), false);
     /** Whether {@link #write}, {@link #writeHeader} and {@link #read} can be called in this JVM. */
     static final boolean AVAILABLE = WRITE != null && READ != null && SEND != null;
 
     private ArraySockets() {
     }
 
-    private static MethodHandle linked(final String function) {
+    /** @return a downcall to the C library's {@code function}, or null where there is no native access or no call */
+    private static MethodHandle linked(final String function, final FunctionDescriptor shape,
+                                       final boolean heapAccess) {
         // asked first: linking a call without native access would have the JVM warn, or refuse it
         if (!ArraySockets.class.getModule().isNativeAccessEnabled()) {
             return null;
         }
         try {
             final Linker linker = Linker.nativeLinker();
-            return linker.downcallHandle(linker.defaultLookup().find(function).orElseThrow(),
-                FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.ADDRESS,
-                    ValueLayout.JAVA_LONG),
-                Linker.Option.critical(true));
-        } catch (RuntimeException | LinkageError e) {
-            return null;
-        }
-    }
-
-    private static MethodHandle linkedSend() {
-        if (!ArraySockets.class.getModule().isNativeAccessEnabled()) {
-            return null;
-        }
-        try {
-            final Linker linker = Linker.nativeLinker();
-            return linker.downcallHandle(linker.defaultLookup().find("send").orElseThrow(),
-                FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.ADDRESS,
-                    ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT),
-                Linker.Option.critical(false));
+            return linker.downcallHandle(linker.defaultLookup().find(function).orElseThrow(), shape,
+                Linker.Option.critical(heapAccess));
         } catch (RuntimeException | LinkageError e) {
             return null;
         }
@@ -92,12 +82,7 @@ final class ArraySockets {
      *     another way, which tells which)
      */
     static long write(final int socket, final Object array, final long offset, final long length) {
-        final MemorySegment bytes = segment(array).asSlice(offset, Math.min(length, MAX_CALL_BYTES));
-        try {
-            return (long) WRITE.invokeExact(socket, bytes, bytes.byteSize());
-        } catch (Throwable e) {
-            throw new IllegalStateException("write(2) from an array could not be called", e);
-        }
+        return transfer(WRITE, socket, array, offset, length);
     }
 
     /**
@@ -111,11 +96,17 @@ final class ArraySockets {
      *     another way, which tells which)
      */
     static long read(final int socket, final Object array, final long offset, final long length) {
+        return transfer(READ, socket, array, offset, length);
+    }
+
+    /** Calls {@link #WRITE} or {@link #READ} on at most {@link #MAX_CALL_BYTES} of the array from {@code offset}. */
+    private static long transfer(final MethodHandle call, final int socket, final Object array, final long offset,
+                                 final long length) {
         final MemorySegment bytes = segment(array).asSlice(offset, Math.min(length, MAX_CALL_BYTES));
         try {
-            return (long) READ.invokeExact(socket, bytes, bytes.byteSize());
+            return (long) call.invokeExact(socket, bytes, bytes.byteSize());
         } catch (Throwable e) {
-            throw new IllegalStateException("read(2) into an array could not be called", e);
+            throw new IllegalStateException("a socket call on an array could not be made", e);
         }
     }
 
