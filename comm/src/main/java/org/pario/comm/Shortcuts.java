@@ -59,11 +59,31 @@ final class Shortcuts {
         return b[0];
     }
 
+    /** The bytes of a string's first broadcast: its length and as much of it as fits after that. */
+    static final int STRING_FIRST_BROADCAST_BYTES = 1024;
+
+    /**
+     * One broadcast carries the length and a short string whole, a second the rest of a longer one: a length
+     * broadcast before the bytes was a second latency for every short string (a hint, a view's text).
+     */
     static String bcast(final Communicator c, final String value, final int root) {
         final byte[] mine = c.rank() == root ? value.getBytes(java.nio.charset.StandardCharsets.UTF_8) : null;
-        final long length = bcast(c, mine == null ? 0L : mine.length, root);
-        final byte[] b = mine != null ? mine : new byte[Math.toIntExact(length)];
-        c.bcast(b, b.length, Datatype.BYTE, root);
+        final java.nio.ByteBuffer first = java.nio.ByteBuffer.allocate(STRING_FIRST_BROADCAST_BYTES)
+            .order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        if (mine != null) {
+            first.putInt(mine.length).put(mine, 0, Math.min(mine.length, first.remaining()));
+        }
+        c.bcast(first.array(), first.capacity(), Datatype.BYTE, root);
+        final int length = first.getInt(0);
+        final int inFirst = Math.min(length, first.capacity() - Integer.BYTES);
+        final byte[] b = mine != null ? mine : new byte[length];
+        if (mine == null) {
+            first.get(Integer.BYTES, b, 0, inFirst);
+        }
+        if (length > inFirst) {
+            c.bcast(java.nio.ByteBuffer.wrap(b, inFirst, length - inFirst).slice(), length - inFirst, Datatype.BYTE,
+                root);
+        }
         return new String(b, java.nio.charset.StandardCharsets.UTF_8);
     }
 

@@ -197,4 +197,17 @@ class CommunicatorsAndFailuresTest {
             assertTrue(e.getMessage().contains("allreduce") && e.getMessage().contains("allgather"), e.getMessage());
         }
     }
+
+    /** The same collective with a longer count on one rank is told as a mismatch naming the collective. */
+    @Test
+    void ranksPassingDifferentCountsToOneCollectiveFailWithAMismatch() {
+        for (final Transport transport : Transport.values()) {
+            final ParioException e = assertThrows(ParioException.class, () -> transport.run(2, world -> {
+                final int count = world.rank() == 0 ? 2 : 1;
+                world.allreduce(new long[count], new long[count], count, Datatype.LONG, Op.SUM);
+            }));
+            assertTrue(e.getMessage().contains("collective mismatch in allreduce"), transport + ": " + e.getMessage());
+            assertTrue(e.getMessage().contains("with matching counts"), e.getMessage());
+        }
+    }
 }

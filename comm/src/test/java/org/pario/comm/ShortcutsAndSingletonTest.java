@@ -55,6 +55,18 @@ class ShortcutsAndSingletonTest {
         });
     }
 
+    /** Strings of every length cross one broadcast or two whole: empty, short, and longer than the first one. */
+    @Test
+    void broadcastStringsOfEveryLength() {
+        final String longer = "é".repeat(700) + "x".repeat(Shortcuts.STRING_FIRST_BROADCAST_BYTES);
+        LocalCluster.run(3, world -> {
+            for (final String s : new String[] {"", "short", "x".repeat(Shortcuts.STRING_FIRST_BROADCAST_BYTES - 4),
+                "x".repeat(Shortcuts.STRING_FIRST_BROADCAST_BYTES - 3), longer}) {
+                assertEquals(s, world.bcast(world.rank() == 1 ? s : null, 1));
+            }
+        });
+    }
+
     @Test
     void aProcessNoLauncherStartedIsAJobOfOneRank() {
         assertFalse(Bootstrap.launched(Map.of("HOME", "/root")));

@@ -99,15 +99,6 @@ final class Aggregators {
         return out.stream().mapToInt(Integer::intValue).sorted().toArray();
     }
 
-    /** Collective: every rank returns {@code root}'s string ({@code mine} is read on the root only). */
-    static String bcastString(final Communicator comm, final String mine, final int root) {
-        final byte[] bytes = comm.rank() == root ? mine.getBytes(StandardCharsets.UTF_8) : null;
-        final int length = Math.toIntExact(comm.bcast(bytes == null ? 0 : bytes.length, root));
-        final byte[] all = bytes != null ? bytes : new byte[length];
-        comm.bcast(all, length, Datatype.BYTE, root);
-        return new String(all, StandardCharsets.UTF_8);
-    }
-
     /** @return every rank's string, in rank order */
     static List<String> allgatherStrings(final Communicator comm, final String mine) {
         final byte[] bytes = mine.getBytes(StandardCharsets.UTF_8);

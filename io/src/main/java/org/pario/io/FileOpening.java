@@ -15,8 +15,9 @@ import org.pario.io.storage.Storages;
 
 /**
  * The collective steps of {@code MPI_File_open} that come before a file has a view: the modes checked, the file
- * created by rank 0 (exclusively with {@link Mode#EXCL}) before any other rank opens it, and every step's outcome
- * agreed, so the ranks hold an open storage each or all fail with the same error and hold nothing.
+ * created by rank 0 (exclusively with {@link Mode#EXCL}) before any other rank opens it (a file not created is
+ * opened by every rank at once where its backend has nothing to repair), and every step's outcome agreed, so
+ * the ranks hold an open storage each or all fail with the same error and hold nothing.
  */
 final class FileOpening {
     private FileOpening() {
@@ -44,6 +45,16 @@ final class FileOpening {
             failure = ParioException.argument("open: RDONLY cannot be combined with CREATE or EXCL, got " + m);
         }
         Storage storage = null;
+        if (failure == null && !m.contains(Mode.CREATE) && !repairsOnFirstOpen(location)) {
+            // nothing to create or repair: every rank opens at once, and one agreement instead of two
+            try {
+                storage = Storages.open(location, request(m, comm.rank() == 0, hints));
+            } catch (IOException | RuntimeException e) {
+                failure = IoErrors.of("open " + location, e);
+            }
+            agreeOrClose(comm, failure, storage);
+            return new Opened(storage, m);
+        }
         if (failure == null && comm.rank() == 0) {
             try {
                 storage = Storages.open(location, request(m, true, hints));
@@ -102,6 +113,16 @@ final class FileOpening {
                 }
             }
             throw e;
+        }
+    }
+
+    /** @return whether the backend of {@code location} repairs the file in the first rank's open; true if unknown */
+    private static boolean repairsOnFirstOpen(final String location) {
+        try {
+            return Storages.providerOf(location).repairsOnFirstOpen();
+        } catch (RuntimeException e) {
+            // no backend for it: the ordered open reports that on every rank alike
+            return true;
         }
     }
 

@@ -2,6 +2,7 @@ package org.pario.io;
 
 import java.io.IOException;
 import java.nio.file.NoSuchFileException;
+import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.function.LongConsumer;
@@ -105,14 +106,27 @@ public final class ParallelFile implements AutoCloseable {
      * @param location a local path or a URI a storage backend handles
      * @param modes    exactly one of RDONLY, WRONLY, RDWR, plus any others
      * @param hints    tuning hints
-     * @param decorate given the storage this rank opened, returns the one the file uses; null for none
+     * @param decorate given the storage this rank opened, returns the one the file uses; null for none. Every
+     *                 rank calls it at the same point, once every rank has opened its storage and before the file's
+     *                 own collective steps, so it may run collectives on {@code comm} itself. It may throw (a
+     *                 {@link ParioException} says best what is wrong): the open then fails on every rank with the
+     *                 first failing rank's error, the storage closed
      * @return the open file
      */
     public static ParallelFile open(final Communicator comm, final String location, final Set<Mode> modes,
                              final Hints hints, final UnaryOperator<Storage> decorate) {
         final FileOpening.Opened opened = FileOpening.open(comm, location, modes, hints);
-        final Storage storage = decorate == null ? opened.storage() : decorate.apply(opened.storage());
-        final ParallelFile f = onStorage(comm, location, opened.modes(), storage, hints);
+        Storage storage = opened.storage();
+        RuntimeException failure = null;
+        if (decorate != null) {
+            try {
+                storage = Objects.requireNonNull(decorate.apply(storage), "the storage decorator returned null");
+            } catch (RuntimeException e) {
+                // agreed with the open's own outcome below: a rank alone leaving here would leave the others waiting
+                failure = e;
+            }
+        }
+        final ParallelFile f = onStorage(comm, location, opened.modes(), storage, hints, failure);
         if (opened.modes().contains(Mode.APPEND)) {
             // every rank starts at the same end of file: measured once, after every rank has opened it
             f.pointer = FileOpening.endOfFile(comm, storage, location);
@@ -127,13 +141,19 @@ public final class ParallelFile implements AutoCloseable {
      */
     static ParallelFile onStorage(final Communicator comm, final String name, final Set<Mode> modes,
                                   final Storage storage, final Hints hints) {
+        return onStorage(comm, name, modes, storage, hints, null);
+    }
+
+    /** As above, with this rank's failure so far ({@code earlier}, or null) agreed with the rest. */
+    private static ParallelFile onStorage(final Communicator comm, final String name, final Set<Mode> modes,
+                                          final Storage storage, final Hints hints, final RuntimeException earlier) {
         final ParallelFile f = new ParallelFile(comm, name, modes, storage, hints);
-        ParioException failure = null;
+        RuntimeException failure = earlier;
         try {
             f.shared = new SharedPointer(comm);
             f.twoPhase = new TwoPhase(comm, storage, hints, FileOpening.hostName());
         } catch (ParioException e) {
-            failure = e;
+            failure = failure == null ? e : failure;
         }
         FileOpening.agreeOrClose(comm, failure, f::releaseLocally);
         return f;

@@ -120,7 +120,7 @@ final class TwoPhase {
         // unreadable text is no template, so such a view always goes the long way and fails there)
         final String[] template = darrayTemplate(mine, text, comm.size(), comm.rank());
         final String joined = template == null ? "" : template[0] + UNREADABLE + template[1];
-        final String rootTemplate = Aggregators.bcastString(comm, joined, 0);
+        final String rootTemplate = comm.bcast(joined, 0);
         if (comm.allreduce(template != null && joined.equals(rootTemplate) ? 1 : 0, Op.MIN) == 1) {
             final boolean[] m = new boolean[comm.size()];
             Arrays.fill(m, mineMonotone);

@@ -316,6 +316,47 @@ class ParallelFileTest {
         assertFalse(Files.exists(temp));
     }
 
+    /**
+     * A storage decorator that fails on one rank fails the open on every rank with that rank's error, the others
+     * never left waiting; every rank calls it at the same point, so it may take part in collectives.
+     */
+    @Test
+    void aDecoratorThatFailsOnOneRankFailsTheOpenOnEveryRank() throws Exception {
+        final Path file = dir.resolve("decorated.bin");
+        final byte[] bytes = new byte[24];
+        for (int i = 0; i < bytes.length; i++) {
+            bytes[i] = (byte) i;
+        }
+        Files.write(file, bytes);
+        final ParioException e = assertThrows(ParioException.class, () -> LocalCluster.run(3, comm ->
+            ParallelFile.open(comm, file.toString(), EnumSet.of(Mode.RDONLY), Hints.DEFAULT, storage -> {
+                if (comm.rank() == 1) {
+                    throw ParioException.argument("this rank refuses the file");
+                }
+                return storage;
+            }).close()));
+        assertTrue(e.getMessage().contains("rank 1: this rank refuses the file"), e.getMessage());
+        assertEquals(ErrorCategory.ARGUMENT, e.category());
+        assertTrue(e.agreed());
+        final ParioException none = assertThrows(ParioException.class, () -> LocalCluster.run(2, comm ->
+            ParallelFile.open(comm, file.toString(), EnumSet.of(Mode.RDONLY), Hints.DEFAULT,
+                storage -> comm.rank() == 0 ? storage : null).close()));
+        assertTrue(none.getMessage().contains("rank 1: the storage decorator returned null"), none.getMessage());
+        LocalCluster.run(3, comm -> {
+            final long[] ranks = new long[1];
+            try (ParallelFile f = ParallelFile.open(comm, file.toString(), EnumSet.of(Mode.RDONLY), Hints.DEFAULT,
+                storage -> {
+                    ranks[0] = comm.allreduce(1L, org.pario.comm.Op.SUM);
+                    return storage;
+                })) {
+                assertEquals(3, ranks[0]);
+                final byte[] mine = new byte[8];
+                f.readAtAll(comm.rank() * 8L, mine, 8, Datatype.BYTE);
+                assertArrayEquals(Arrays.copyOfRange(bytes, comm.rank() * 8, comm.rank() * 8 + 8), mine);
+            }
+        });
+    }
+
     @Test
     void orderedWritesThenOrderedReadsFollowRankOrder() throws Exception {
         final Path file = dir.resolve("ordered.bin");

@@ -11,7 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 
 import org.pario.ParioException;
 import org.pario.comm.Communicator;
@@ -22,6 +22,7 @@ import org.pario.io.Agreement;
 import org.pario.io.Hints;
 import org.pario.io.Mode;
 import org.pario.io.ParallelFile;
+import org.pario.io.storage.Storage;
 
 /**
  * A checkpoint of distributed arrays: one self-describing file (format: {@code docs/checkpoint-format.md}) holding
@@ -321,25 +322,27 @@ public final class Checkpoint {
         final Communicator comm = array.comm();
         final Phases phases = new Phases(this, comm);
         phases.begin(CheckpointListener.Phase.AGREE, 0);
-        // rank 0 reads the header while every rank opens the file: a restore's fixed cost is latencies, and the
-        // header's read from a cold cache is one of the longest
+        // rank 0 reads the header while every rank opens the file; the header reaches the others, and each checks
+        // it against its array, inside the open, whose own agreement then carries any rank's objection: a restore's
+        // fixed cost is its collectives, and a check agreed on its own was one more
         final CompletableFuture<HeaderCodec.Read> onRoot = comm.rank() == 0 ? readInBackground() : null;
-        final Supplier<HeaderCodec.Read> readOnRoot = () -> onRoot.join();
-        final InFlightChecksums sums = InFlightChecksums.ofReadsToBind();
+        final RestoreOpening<T> opening = new RestoreOpening<>(comm, onRoot, name, array, buffer);
         final ParallelFile opened;
         try {
-            opened = ParallelFile.open(comm, location, EnumSet.of(Mode.RDONLY), hints, sums::watching);
+            opened = ParallelFile.open(comm, location, EnumSet.of(Mode.RDONLY), hints, opening);
         } catch (ParioException e) {
-            // the checkpoint's own error (no such file, not a checkpoint) when there is one: it says more
-            shared(comm, readOnRoot);
+            if (opening.called) {
+                throw e;
+            }
+            // the open failed on every rank before the header was shared: the checkpoint's own error (no such
+            // file, not a checkpoint) when there is one says more
+            shared(comm, onRoot);
             throw e;
         }
-        final CheckpointHeader h;
-        final StoredArray a;
+        final CheckpointHeader h = opening.header;
+        final StoredArray a = opening.target;
+        final InFlightChecksums.Joining joining;
         try (ParallelFile f = opened) {
-            h = shared(comm, readOnRoot);
-            a = agreedTarget(comm, h, name, "array '" + name + "'", array, buffer, stored -> mismatch(stored, array));
-            sums.bind(a, h.chunkBytes());
             phases.end();
             phases.begin(CheckpointListener.Phase.READ, a.bytes());
             final Datatype el = array.elementType();
@@ -347,13 +350,55 @@ public final class Checkpoint {
             f.setView(a.offset(), el, part.filetype(), DataRepresentation.NATIVE);
             f.setProgress((done, total) -> phases.progress(done));
             f.readAll(buffer, part.count(), el);
+            // the ranks' sums are joined while the file closes
+            joining = opening.sums.startJoining(comm);
         }
         phases.end();
         // the chunks whose bytes were summed as they were read are checked already; the others are read again
         phases.begin(CheckpointListener.Phase.VERIFY, a.bytes());
-        Checksums.verify(comm, location, h, a, sums.joined(comm)[0]);
+        Checksums.verify(comm, location, h, a, joining.sums()[0]);
         phases.end();
         phases.rethrowListenerFailure();
+    }
+
+    /**
+     * The storage decorator of a restore's open, which every rank calls at the same point of it: gets the header
+     * from rank 0, checks that the array can be restored as this rank's {@code array} into its buffer, and sums
+     * the reads. A failure here fails the open on every rank ({@link ParallelFile#open(Communicator, String,
+     * java.util.Set, Hints, UnaryOperator)}).
+     */
+    private final class RestoreOpening<T> implements UnaryOperator<Storage> {
+        private final Communicator comm;
+        private final CompletableFuture<HeaderCodec.Read> onRoot;
+        private final String name;
+        private final DistributedArray<T> array;
+        private final T buffer;
+        private final InFlightChecksums sums = InFlightChecksums.ofReadsToBind();
+        /** Whether the open called this, as it does on every rank or on none. */
+        private boolean called;
+        /** The header, once shared; null before. */
+        private CheckpointHeader header;
+        /** The array restored, once checked; null before. */
+        private StoredArray target;
+
+        RestoreOpening(final Communicator comm, final CompletableFuture<HeaderCodec.Read> onRoot, final String name,
+                       final DistributedArray<T> array, final T buffer) {
+            this.comm = comm;
+            this.onRoot = onRoot;
+            this.name = name;
+            this.array = array;
+            this.buffer = buffer;
+        }
+
+        @Override
+        public Storage apply(final Storage storage) {
+            called = true;
+            header = shared(comm, onRoot);
+            target = checkedTarget(header, name, "array '" + name + "'", array, buffer, stored -> mismatch(stored,
+                array));
+            sums.bind(target, header.chunkBytes());
+            return sums.watching(storage);
+        }
     }
 
     /**
@@ -499,18 +544,31 @@ public final class Checkpoint {
         Throwable failure = null;
         StoredArray a = null;
         try {
-            a = h.array(name);
-            final String why = mismatch.apply(a);
-            if (why != null) {
-                throw ParioException.argument("checkpoint " + location + ": " + what + " cannot be restored as "
-                    + array + ": " + why);
-            }
-            array.element().check(buffer, array.local().count(), "checkpoint " + location + ": the buffer for '"
-                + name + "'");
+            a = checkedTarget(h, name, what, array, buffer, mismatch);
         } catch (ParioException e) {
             failure = e;
         }
         Agreement.agree(comm, failure);
+        return a;
+    }
+
+    /**
+     * On this rank: the stored array a restore reads, once checked that it can be restored as {@code array} into
+     * {@code buffer}.
+     *
+     * @throws ParioException naming what does not fit
+     */
+    private <T> StoredArray checkedTarget(final CheckpointHeader h, final String name, final String what,
+                                          final DistributedArray<T> array, final T buffer,
+                                          final java.util.function.Function<StoredArray, String> mismatch) {
+        final StoredArray a = h.array(name);
+        final String why = mismatch.apply(a);
+        if (why != null) {
+            throw ParioException.argument("checkpoint " + location + ": " + what + " cannot be restored as " + array
+                + ": " + why);
+        }
+        array.element().check(buffer, array.local().count(), "checkpoint " + location + ": the buffer for '" + name
+            + "'");
         return a;
     }
 
@@ -535,7 +593,16 @@ public final class Checkpoint {
      * @throws ParioException on every rank if the file is missing, damaged or not a checkpoint
      */
     public CheckpointHeader header(final Communicator comm) {
-        return shared(comm, () -> HeaderCodec.readWithText(location));
+        return shared(comm, comm.rank() == 0 ? readHere() : null);
+    }
+
+    /** Rank 0's read of the header, on this thread. */
+    private CompletableFuture<HeaderCodec.Read> readHere() {
+        try {
+            return CompletableFuture.completedFuture(HeaderCodec.readWithText(location));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
 
     /** Rank 0's read of the header, on another thread, so that it overlaps what the ranks do meanwhile. */
@@ -551,19 +618,17 @@ public final class Checkpoint {
     });
 
     /**
-     * Collective: the header rank 0 reads with {@code readOnRoot} (called there only), on every rank, or rank 0's
-     * error on every rank.
+     * Collective: the header rank 0 reads ({@code onRoot}, there only), on every rank, or rank 0's error on every
+     * rank.
      */
-    private CheckpointHeader shared(final Communicator comm, final Supplier<HeaderCodec.Read> readOnRoot) {
+    private CheckpointHeader shared(final Communicator comm, final CompletableFuture<HeaderCodec.Read> onRoot) {
         HeaderCodec.Read read = null;
         Throwable failure = null;
         if (comm.rank() == 0) {
             try {
-                read = readOnRoot.get();
+                read = onRoot.join();
             } catch (CompletionException e) {
                 failure = e.getCause() == null ? e : e.getCause();
-            } catch (RuntimeException e) {
-                failure = e;
             }
         }
         // the header's text, or none when rank 0 could not read it, whose error the agreement then spreads

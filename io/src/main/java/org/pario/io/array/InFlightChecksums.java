@@ -14,6 +14,7 @@ import java.util.concurrent.Executors;
 
 import org.pario.comm.Communicator;
 import org.pario.comm.Op;
+import org.pario.comm.Request;
 import org.pario.datatypes.Datatype;
 import org.pario.io.storage.Storage;
 
@@ -158,12 +159,42 @@ final class InFlightChecksums {
      *     chunk is unsure
      */
     long[][] joined(final Communicator comm) {
+        return startJoining(comm).sums();
+    }
+
+    /**
+     * Collective, begun: every rank's share joined by a nonblocking reduction, so that the ranks' next collective
+     * step (closing the file) runs meanwhile and a restore pays one latency for both, not two.
+     *
+     * @param comm the ranks that moved the bytes; nothing is summed after this call
+     * @return the joining, whose {@link Joining#sums()} waits for it
+     */
+    Joining startJoining(final Communicator comm) {
         final Layout l = layout();
-        // one reduction of (sum, bytes) pairs, not one of each: a restore's fixed cost is its collectives
-        final long[] all = new long[l.shares.length];
+        final long[] mine;
         synchronized (this) {
-            comm.allreduce(l.shares, all, l.shares.length / 2, SUM_AND_BYTES, JOIN);
+            mine = l.shares.clone();
         }
+        // one reduction of (sum, bytes) pairs, not one of each: a restore's fixed cost is its collectives
+        final long[] all = new long[mine.length];
+        final Request<Void> reduction = comm.iallreduce(mine, all, mine.length / 2, SUM_AND_BYTES, JOIN);
+        return () -> {
+            reduction.join();
+            return sumsOf(l, all);
+        };
+    }
+
+    /** The joining of the ranks' shares, begun. */
+    interface Joining {
+        /**
+         * @return per array, the CRC-32C of each chunk (as {@link StoredArray#crc32c()} holds them), or -1 where
+         *     the chunk is unsure; waits for the joining to end
+         */
+        long[][] sums();
+    }
+
+    /** @return per array, each chunk's checksum from the joined shares {@code all}, or -1 where unsure */
+    private long[][] sumsOf(final Layout l, final long[] all) {
         final long[][] out = new long[l.arrays.size()][];
         for (int a = 0; a < l.arrays.size(); a++) {
             final StoredArray array = l.arrays.get(a);

@@ -32,6 +32,12 @@ public final class LocalStorageProvider implements StorageProvider {
         return "file";
     }
 
+    /** A local file has nothing to repair on opening: the ranks of a job open one they do not create at once. */
+    @Override
+    public boolean repairsOnFirstOpen() {
+        return false;
+    }
+
     @Override
     public Set<Storage.Capability> capabilities() {
         // files join by the provider's concat, a copy; a local file offers no concat of its own parts

@@ -66,6 +66,15 @@ public interface StorageProvider {
     String scheme();
 
     /**
+     * @return whether the first rank's open ({@link Request#first()}) may repair the file, so that the other ranks
+     *     of a collective open must open it only after that one has: false lets them open a file they do not create
+     *     all at once
+     */
+    default boolean repairsOnFirstOpen() {
+        return true;
+    }
+
+    /**
      * What this provider's files can do, known before any file is opened: writers choose their route by it (a
      * checkpoint is written in place where files take positional writes, and staged and joined where they only
      * append).

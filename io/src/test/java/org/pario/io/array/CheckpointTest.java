@@ -411,6 +411,30 @@ class CheckpointTest {
         assertTrue(pair.getMessage().contains("typemap"), pair.getMessage());
     }
 
+    /**
+     * One rank that cannot take the array (its buffer too short) fails the restore on every rank with its error; the
+     * others, whose buffers are right, neither hang nor read.
+     */
+    @Test
+    void aRestoreOneRankCannotTakeFailsOnEveryRankAlike() {
+        final Path file = dir.resolve("one.ckpt");
+        LocalCluster.run(3, comm -> {
+            final DistributedArray<double[]> d = DistributedArray.of(comm, Element.DOUBLE, new long[] {60});
+            Checkpoint.at(file).write("x", d, values1d(d));
+        });
+        final ParioException e = assertThrows(ParioException.class, () -> LocalCluster.run(3, comm -> {
+            final DistributedArray<double[]> d = DistributedArray.of(comm, Element.DOUBLE, new long[] {60});
+            Checkpoint.at(file).restore("x", d, comm.rank() == 2 ? new double[3] : d.allocate());
+        }));
+        assertTrue(e.getMessage().startsWith("rank 2: "), e.getMessage());
+        assertTrue(e.getMessage().contains("the buffer for 'x'"), e.getMessage());
+        assertTrue(e.agreed());
+        LocalCluster.run(3, comm -> {
+            final DistributedArray<double[]> d = DistributedArray.of(comm, Element.DOUBLE, new long[] {60});
+            assertArrayEquals(values1d(d), Checkpoint.at(file).restore("x", d), "the file is whole afterwards");
+        });
+    }
+
     private static double[] values1d(final DistributedArray<double[]> a) {
         final double[] v = a.allocate();
         for (int i = 0; i < v.length; i++) {

@@ -67,6 +67,15 @@ public final class CollectiveCalls {
                     if (mismatch != null) {
                         throw mismatch;
                     }
+                    if (e.category() == ErrorCategory.TRUNCATE) {
+                        // a collective's receives are as long as its counts say: a longer message is another
+                        // collective of the same kind, or the same one with another count, on the peer
+                        final int expectedCall = tag >>> 7;
+                        throw new ParioException(ErrorCategory.MISMATCH, "collective mismatch in "
+                            + OPERATIONS[expectedCall & 0x1F] + " (collective call #" + (expectedCall >>> 5) + " on "
+                            + "this communicator): " + e.getMessage() + "; every rank must call the same collectives "
+                            + "in the same order, with matching counts", e);
+                    }
                     if (e.category() != ErrorCategory.TIMEOUT) {
                         throw e;
                     }
