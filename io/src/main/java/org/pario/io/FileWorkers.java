@@ -11,7 +11,7 @@ import org.pario.comm.Request;
 import org.pario.comm.Status;
 
 /**
- * One file's threads for its nonblocking independent accesses: daemons, made as needed, so they never keep a JVM
+ * One file's threads for its nonblocking independent accesses and the runs of an access read at once: daemons, made as needed, so they never keep a JVM
  * alive; shut down when the file closes, after the accesses begun before (MPI has them completed by then).
  */
 final class FileWorkers {
@@ -28,6 +28,11 @@ final class FileWorkers {
             task.run();
         }
     };
+
+    /** @return the file's threads, for the parts of one access that run at once ({@link RunReads}) */
+    Executor executor() {
+        return workers;
+    }
 
     /** @return a request for {@code access}, run on the file's threads */
     Request<Status> start(final Supplier<Status> access) {

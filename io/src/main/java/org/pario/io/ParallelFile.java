@@ -295,7 +295,7 @@ public final class ParallelFile implements AutoCloseable {
         BufferTypes.require(buf, type, "the buffer");
         return Views.transfer(storage, view, write, Memory.ofObject(buf), count, type, offset,
             new Views.Access(chunks, hints.readSieveBytes(), hints.writeSieveBytes(), hints.directRunBytes(write),
-                atomic, moved));
+                atomic, moved, workers.executor()));
     }
 
     private long etypes(final long count, final Datatype type) {

@@ -2,6 +2,7 @@ package org.pario.io;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.concurrent.Executor;
 
 import org.pario.ErrorCategory;
 import org.pario.ParioException;
@@ -104,9 +105,11 @@ final class Views {
      *                   call costs little, and sieving would move their neighbours' bytes too
      * @param atomic     the whole access holds one byte-range lock over the bytes it can touch (atomic mode)
      * @param moved      told the bytes of this access moved so far, a chunk at a time; or null
+     * @param reads      where the runs that share a chunk are read together ({@link RunReads}); null to read them one
+     *                   after another
      */
     record Access(Chunks chunks, int readSieve, int writeSieve, int directRun, boolean atomic,
-                  java.util.function.LongConsumer moved) {
+                  java.util.function.LongConsumer moved, Executor reads) {
     }
 
     /** @return the representation data is packed in for a view (internal is native in Pario) */
@@ -162,7 +165,7 @@ final class Views {
             return write ? write(storage, v, file, new Source(chunk, m, count, type, rep, bytes, access.moved()), writeSieve,
                 Math.min(writeSieve, access.directRun()), lockEach)
                 : read(storage, v, file, chunk, m, count, type, rep, access.readSieve(),
-                Math.min(access.readSieve(), access.directRun()), access.moved());
+                Math.min(access.readSieve(), access.directRun()), access.moved(), access.reads());
         } catch (IOException e) {
             throw new ParioException(ErrorCategory.IO, (write ? "write" : "read") + " failed: " + e, e);
         } finally {
@@ -357,8 +360,8 @@ final class Views {
     private static long read(final Storage storage, final FileView v, final Cursor file, final ByteBuffer chunk,
                              final Memory m, final long count, final Datatype type, final DataRepresentation rep,
                              final int sieveBytes, final int directRun,
-                             final java.util.function.LongConsumer moved) throws IOException {
-        final Sink sink = new Sink(chunk, m, count, type, rep, moved);
+                             final java.util.function.LongConsumer moved, final Executor reads) throws IOException {
+        final Sink sink = new Sink(chunk, m, count, type, rep, moved, new RunReads(storage, chunk, reads));
         final ByteBuffer window = sieveBytes > 0 ? ByteBuffer.allocate(sieveBytes) : null;
         final Batch batch = new Batch();
         while (file.next()) {
@@ -366,7 +369,7 @@ final class Views {
             final long len = file.length();
             if (window == null || len >= directRun) {
                 // a large run, or sieving off: one read straight from the file
-                if (!batch.isEmpty() && !flush(storage, window, batch, sink) || !sink.readDirect(storage, at, len)) {
+                if (!batch.isEmpty() && !flush(storage, window, batch, sink) || !sink.readDirect(at, len)) {
                     return sink.finish();
                 }
                 continue;
@@ -397,15 +400,17 @@ final class Views {
         for (int i = 0; i < runs; i++) {
             final long from = offsets[i] - start;
             final long available = Math.max(0, Math.min(lengths[i], got - from));
-            sink.take(window, (int) from, (int) available);
-            if (available < lengths[i]) {
+            if (!sink.take(window, (int) from, (int) available) || available < lengths[i]) {
                 return false;
             }
         }
         return true;
     }
 
-    /** Collects read bytes in stream order and unpacks them into memory a chunk at a time. */
+    /**
+     * Collects read bytes in stream order and unpacks them into memory a chunk at a time; runs read straight from the
+     * file are queued and read together when the chunk is full or other bytes follow them ({@link RunReads}).
+     */
     private static final class Sink {
         private final ByteBuffer chunk;
         private final Memory memory;
@@ -413,21 +418,28 @@ final class Views {
         private final Datatype type;
         private final DataRepresentation rep;
         private final java.util.function.LongConsumer moved;
+        private final RunReads queued;
+        /** Bytes of the chunk that hold data; runs queued land after them. */
         private int filled;
         private long memPos;
         long got;
 
         Sink(final ByteBuffer chunk, final Memory memory, final long count, final Datatype type,
-             final DataRepresentation rep, final java.util.function.LongConsumer moved) {
+             final DataRepresentation rep, final java.util.function.LongConsumer moved, final RunReads queued) {
             this.moved = moved;
             this.chunk = chunk;
             this.memory = memory;
             this.count = count;
             this.type = type;
             this.rep = rep;
+            this.queued = queued;
         }
 
-        void take(final ByteBuffer from, final int index, final int length) {
+        /** Takes bytes read with others (a sieve window); false if a run queued before them met the end of the file. */
+        boolean take(final ByteBuffer from, final int index, final int length) throws IOException {
+            if (!readQueued()) {
+                return false;
+            }
             int done = 0;
             while (done < length) {
                 if (filled == chunk.capacity()) {
@@ -439,25 +451,35 @@ final class Views {
                 done += n;
                 got += n;
             }
+            return true;
         }
 
-        /** Reads a run straight into the chunk; false if the file ended inside it. */
-        boolean readDirect(final Storage storage, final long at, final long len) throws IOException {
+        /** Queues a run to be read straight into the chunk; false if a run read meanwhile met the end of the file. */
+        boolean readDirect(final long at, final long len) throws IOException {
             long done = 0;
             while (done < len) {
-                if (filled == chunk.capacity()) {
-                    drain();
+                if (filled + queued.bytes() == chunk.capacity() || queued.full()) {
+                    if (!readQueued()) {
+                        return false;
+                    }
+                    if (filled == chunk.capacity()) {
+                        drain();
+                    }
                 }
-                final int take = (int) Math.min(len - done, chunk.capacity() - filled);
-                final long n = storage.read(at + done, chunk.slice(filled, take));
-                filled += (int) n;
-                done += n;
-                got += n;
-                if (n < take) {
-                    return false;
-                }
+                final int take = (int) Math.min(len - done, chunk.capacity() - filled - queued.bytes());
+                queued.add(at + done, filled + queued.bytes(), take);
+                done += take;
             }
             return true;
+        }
+
+        /** Reads the runs queued; false if one met the end of the file (the bytes after it then do not count). */
+        private boolean readQueued() throws IOException {
+            final int want = queued.bytes();
+            final long n = queued.read();
+            filled += (int) n;
+            got += n;
+            return n == want;
         }
 
         private void drain() {
@@ -469,7 +491,8 @@ final class Views {
             }
         }
 
-        long finish() {
+        long finish() throws IOException {
+            readQueued();
             if (filled > 0) {
                 drain();
             }
