@@ -8,6 +8,7 @@ import java.util.Locale;
 import java.util.Map;
 
 import org.pario.ParioException;
+import org.pario.comm.AttributeKey;
 import org.pario.comm.Communicator;
 import org.pario.datatypes.Datatype;
 
@@ -48,13 +49,38 @@ final class Aggregators {
         return out;
     }
 
+    /** Where a communicator keeps its ranks' hosts, learnt at its first file's open. */
+    private static final AttributeKey<Hosts> HOSTS = new AttributeKey<>(Hosts.class, "pario file hosts");
+
+    /** Every rank's host, in rank order. */
+    private record Hosts(List<String> names) {
+    }
+
+    /**
+     * Every rank's host: collective the first time a communicator asks (every rank asks at the same point, as it
+     * opens a file), then kept on it, since a rank stays on its host; each file's open was two allgathers more.
+     *
+     * @return the host of each rank of {@code comm}, in rank order
+     */
+    static List<String> hosts(final Communicator comm) {
+        return comm.attribute(HOSTS, () -> new Hosts(allgatherStrings(comm, FileOpening.hostName()))).names();
+    }
+
     /**
      * Collective: every rank learns every rank's host and computes the same aggregator list.
      *
      * @return the aggregating ranks of {@code comm}, in increasing rank order
      */
     static int[] choose(final Communicator comm, final Hints hints, final String myHost) {
-        final List<String> hosts = allgatherStrings(comm, myHost);
+        return choose(allgatherStrings(comm, myHost), hints);
+    }
+
+    /**
+     * The aggregator list for ranks on {@code hosts}, the same on every rank given the same hosts.
+     *
+     * @return the aggregating ranks, in increasing rank order
+     */
+    static int[] choose(final List<String> hosts, final Hints hints) {
         final Map<String, List<Integer>> byHost = new LinkedHashMap<>();
         for (int r = 0; r < hosts.size(); r++) {
             byHost.computeIfAbsent(hosts.get(r).toLowerCase(Locale.ROOT), h -> new ArrayList<>()).add(r);

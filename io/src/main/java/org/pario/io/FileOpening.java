@@ -126,8 +126,20 @@ final class FileOpening {
         }
     }
 
+    /** This process's host name, once looked up: a lookup can take milliseconds, and the host does not change. */
+    private static volatile String host;
+
     /** This rank's host, as {@code cb_config_list} names it: {@code PARIO_HOST}, else the system's host name. */
     static String hostName() {
+        String h = host;
+        if (h == null) {
+            h = lookUpHostName();
+            host = h;
+        }
+        return h;
+    }
+
+    private static String lookUpHostName() {
         final String given = System.getenv("PARIO_HOST");
         if (given != null && !given.isBlank()) {
             return given.trim();

@@ -151,7 +151,7 @@ public final class ParallelFile implements AutoCloseable {
         RuntimeException failure = earlier;
         try {
             f.shared = new SharedPointer(comm);
-            f.twoPhase = new TwoPhase(comm, storage, hints, FileOpening.hostName());
+            f.twoPhase = new TwoPhase(comm, storage, hints, Aggregators.hosts(comm));
         } catch (ParioException e) {
             failure = failure == null ? e : failure;
         }

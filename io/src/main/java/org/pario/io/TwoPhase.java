@@ -68,10 +68,10 @@ final class TwoPhase {
     private long callBytes;
 
     /** Collective over {@code fileComm}: chooses the aggregators. */
-    TwoPhase(final Communicator fileComm, final Storage storage, final Hints hints, final String host) {
+    TwoPhase(final Communicator fileComm, final Storage storage, final Hints hints, final List<String> hosts) {
         this.comm = fileComm.dup();
         this.storage = storage;
-        this.aggregators = Aggregators.choose(comm, hints, host);
+        this.aggregators = Aggregators.choose(hosts, hints);
         this.myAggregatorIndex = Arrays.binarySearch(aggregators, comm.rank());
         this.roundBuffers = RoundBuffers.forFile(comm.size(), aggregators.length,
             myAggregatorIndex >= 0, storage);
