@@ -38,6 +38,8 @@ class RunReadsTest {
     static final class Concurrent extends SievingTest.Counting {
         final AtomicInteger inFlight = new AtomicInteger();
         final AtomicInteger most = new AtomicInteger();
+        /** Open once two reads have begun. */
+        final java.util.concurrent.CountDownLatch bothBegun = new java.util.concurrent.CountDownLatch(2);
         /** The file offset whose read fails, or -1. */
         final long failAt;
 
@@ -51,8 +53,10 @@ class RunReadsTest {
             final int now = inFlight.incrementAndGet();
             most.accumulateAndGet(now, Math::max);
             try {
-                // long enough that runs issued together overlap
-                Thread.sleep(2);
+                // the first reads wait (a bounded time) for a second one to begin: reads issued together overlap,
+                // reads made one after another never do
+                bothBegun.countDown();
+                bothBegun.await(5, java.util.concurrent.TimeUnit.SECONDS);
                 if (position == failAt) {
                     throw new IOException("injected failure at " + position);
                 }
