@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -171,6 +172,37 @@ class SharedMemoryTest {
             a.release();
             assertNull(shm.takeMessage(1, DEFAULTS.shmArenaBytes()), "the header makes it larger than the arena");
             assertEquals(0, shm.takeMessage(1, DEFAULTS.shmArenaBytes() - SharedMemory.HEADER).offset());
+        } finally {
+            shm.close();
+        }
+    }
+
+    /**
+     * New pages are allocated through the arena's file, a run at a time; a page that holds part of a message in use
+     * is never allocated again, so a message staged beside the new pages keeps its bytes.
+     */
+    @Test
+    void touchingNewPagesLeavesTheBytesOfMessagesBesideThemAlone() {
+        final SharedMemory shm = SharedMemory.open(DEFAULTS);
+        try {
+            // 64 + 5056 bytes: pages 0 and 1; the next message starts in page 1 and runs on into new pages
+            final SharedMemory.Segment a = shm.takeMessage(1, 5000);
+            final ByteBuffer data = a.data(5000);
+            for (int i = 0; i < 5000; i++) {
+                data.put(i, (byte) (i * 31 + 7));
+            }
+            final SharedMemory.Segment b = shm.takeMessage(1, 5 * 4096 + 100);
+            assertEquals(a.offset() + a.length(), b.offset());
+            for (int i = 0; i < 5000; i++) {
+                assertEquals((byte) (i * 31 + 7), data.get(i), "byte " + i + " of the first message");
+            }
+            final ByteBuffer fresh = b.data(5 * 4096 + 100);
+            for (int i = 0; i < fresh.capacity(); i++) {
+                assertEquals(0, fresh.get(i), "byte " + i + " of the new pages");
+                fresh.put(i, (byte) 1);
+            }
+            assertTrue(SharedMemory.touch(b), "touched again: nothing to do");
+            assertEquals(1, fresh.get(fresh.capacity() - 1));
         } finally {
             shm.close();
         }
