@@ -1,5 +1,6 @@
 package org.pario.io;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
@@ -23,23 +24,36 @@ class DataPathWarmupTest {
             Order.C, Datatype.DOUBLE), DataRepresentation.NATIVE);
     }
 
-    /** Every rank's CYCLIC(1) view goes through piece by piece, asking before each piece whether to stop. */
+    /**
+     * Every rank's CYCLIC(1) view goes through piece by piece, its sample packed and unpacked back as it was, asking
+     * now and then whether to stop.
+     */
     @Test
     void placesAViewPieceByPieceAndStopsWhenAsked() {
         for (int rank = 0; rank < 4; rank++) {
+            final double[] sample = new double[8192];
+            for (int i = 0; i < sample.length; i++) {
+                sample[i] = rank * 1e6 + i;
+            }
+            final double[] before = sample.clone();
             final AtomicInteger asked = new AtomicInteger();
-            DataPathWarmup.run(cyclic(rank), 64L * 64 * 16 * 8, () -> asked.incrementAndGet() < 0);
-            assertEquals(1, asked.get(), "rank " + rank + ": the 512 KiB stream is one piece");
+            assertEquals(DataPathWarmup.CALLS, DataPathWarmup.run(cyclic(rank), 64L * 64 * 16 * 8, sample,
+                sample.length, Datatype.DOUBLE, () -> asked.incrementAndGet() < 0));
+            assertEquals(DataPathWarmup.CALLS / DataPathWarmup.CALLS_BETWEEN_ASKS
+                + (DataPathWarmup.CALLS % DataPathWarmup.CALLS_BETWEEN_ASKS == 0 ? 0 : 1), asked.get());
+            assertArrayEquals(before, sample, "rank " + rank + ": what is packed is unpacked where it came from");
             final AtomicInteger once = new AtomicInteger();
-            DataPathWarmup.run(cyclic(rank), 64L << 20, () -> once.incrementAndGet() > 1);
-            assertEquals(2, once.get(), "stopped after one piece");
+            assertEquals(DataPathWarmup.CALLS_BETWEEN_ASKS, DataPathWarmup.run(cyclic(rank), 64L << 20, null, 0,
+                Datatype.DOUBLE, () -> once.incrementAndGet() > 1), "stopped at the second question");
         }
-        DataPathWarmup.run(cyclic(0), 0, () -> false);
+        assertEquals(0, DataPathWarmup.run(cyclic(0), 0, null, 0, Datatype.DOUBLE, () -> false));
+        assertEquals(0, DataPathWarmup.run(cyclic(0), 1000, null, 0, Datatype.DOUBLE, () -> true));
     }
 
     @Test
     void refusesAViewNoFileWouldAccept() {
         assertThrows(ParioException.class, () -> DataPathWarmup.run(new FileView(0, Datatype.INT,
-            Datatype.hvector(100, 2, 4, Datatype.INT), DataRepresentation.NATIVE), 800, () -> false));
+            Datatype.hvector(100, 2, 4, Datatype.INT), DataRepresentation.NATIVE), 800, null, 0, Datatype.INT,
+            () -> false));
     }
 }

@@ -81,6 +81,9 @@ final class CheckpointWarmup {
         });
     }
 
+    /** The bytes of this rank's kind of buffer that the data path's warm-up packs from and unpacks into. */
+    private static final long SAMPLE_BYTES = 64 << 10;
+
     /** Times the header codec is run at most, and the header text it is given in all at most. */
     private static final int CODEC_RUNS = 40;
     private static final long CODEC_TEXT_BYTES = 4L << 20;
@@ -124,8 +127,10 @@ final class CheckpointWarmup {
                 return;
             }
             final DistributedArray<?>.Local local = a.local();
+            final long sampleCount = Math.min(local.count(), SAMPLE_BYTES / Math.max(1, a.elementType().size()));
             DataPathWarmup.run(new FileView(0, a.elementType(), local.filetype(), DataRepresentation.NATIVE),
-                Math.multiplyExact(local.count(), a.elementType().extent()), () -> checkpointBegun);
+                Math.multiplyExact(local.count(), a.elementType().extent()), sampleCount == 0 ? null
+                : a.element().allocate(sampleCount), sampleCount, a.elementType(), () -> checkpointBegun);
             final CheckpointPhaseEvent event = new CheckpointPhaseEvent();
             event.begin();
             event.end();
