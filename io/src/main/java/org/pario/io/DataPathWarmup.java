@@ -45,8 +45,8 @@ public final class DataPathWarmup {
      *
      * @param view        the view a collective call will go through (its displacement does not matter)
      * @param streamBytes the bytes of a rank's stream through it
-     * @param sample      a buffer of the kind the calls will pack from and unpack into (its contents are
-     *                    overwritten), or null to leave packing out
+     * @param sample      a buffer of the kind the calls will pack from and unpack into (what is packed from it is
+     *                    unpacked back where it came from), or null to leave packing out
      * @param count       elements of {@code type} in {@code sample}
      * @param type        the sample's datatype, as the calls will use it
      * @param stop        asked before the first piece and every {@link #CALLS_BETWEEN_ASKS}; true ends the warm-up

@@ -20,9 +20,9 @@ import org.pario.io.storage.Storage;
  *
  * <p>What for: a JVM's first collective write runs the exchange's code for the first time, interpreted until the
  * compiler has taken it, and every JVM of the host compiles the same code at the same time on the same cores;
- * {@link DataPathWarmup} runs the placement on one rank alone, but the exchange needs the peers. Run here while the
- * job computes, that code is compiled by the first checkpoint (docs/benchmarks.md, "Checkpoints", says by how
- * much).
+ * {@link DataPathWarmup} runs the packing and placement on one rank alone, but the exchange needs the peers. Run
+ * here while the job computes, that code is compiled by the first checkpoint (docs/benchmarks.md, "Checkpoints",
+ * says by how much).
  *
  * <p>Rounds grow from 1 MiB of all ranks' data to 32 MiB, 256 MiB in all, each written and read back. Before each
  * write and each read the ranks agree whether to go on: {@link #stop()} or the stop condition on any rank ends the

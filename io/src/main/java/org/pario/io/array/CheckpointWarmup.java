@@ -19,7 +19,7 @@ import org.pario.io.Hints;
 
 /**
  * Runs once per JVM, on a background thread, the code of a checkpoint that does not depend on the data or the other
- * ranks: the header's JSON codec, the time format, the aggregators' placement of this rank's data through its view
+ * ranks: the header's JSON codec, the time format, the packing and placement of this rank's data through its view
  * ({@link DataPathWarmup}), the flight-recorder event, the checksum arithmetic. A JVM's first
  * checkpoint otherwise loads and first runs all of it inside the collective call (some 2,000 classes; most of a
  * second per rank when four JVMs start at once on two cores). Started when the first distributed array is made,
