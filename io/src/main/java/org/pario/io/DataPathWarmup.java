@@ -58,15 +58,20 @@ public final class DataPathWarmup {
         Views.check(view, true);
         final FileView at0 = new FileView(0, view.etype(), view.filetype(), view.datarep());
         int piece = (int) Math.min(streamBytes, PIECE_BYTES);
-        while (piece > 8 && span(at0, 0, piece) > WINDOW_BYTES) {
-            piece /= 2;
+        if (piece <= 0) {
+            return 0;
         }
-        if (piece <= 0 || span(at0, 0, piece) > WINDOW_BYTES) {
+        long firstSpan = span(at0, 0, piece);
+        while (piece > 8 && firstSpan > WINDOW_BYTES) {
+            piece /= 2;
+            firstSpan = span(at0, 0, piece);
+        }
+        if (firstSpan > WINDOW_BYTES) {
             return 0;
         }
         // a window four times the first piece's span holds most pieces of a regular view; one that does not fit
         // is left out
-        final int window = (int) Math.min(WINDOW_BYTES, (4 * span(at0, 0, piece) + 0xffff) & ~0xffffL);
+        final int window = (int) Math.min(WINDOW_BYTES, (4 * firstSpan + 0xffff) & ~0xffffL);
         final ByteBuffer data = ByteBuffer.allocateDirect(piece);
         final ByteBuffer staged = ByteBuffer.allocateDirect(piece);
         final Memory stagedMemory = Memory.of(staged);
