@@ -28,7 +28,10 @@ final class RunReads {
     private final Executor executor;
     private final long[] positions = new long[MAX_RUNS];
     private final int[] lengths = new int[MAX_RUNS];
-    private final int[] indices = new int[MAX_RUNS];
+    /** Where each run lands: an index of the chunk, or a byte of {@link #array} counted from its first element. */
+    private final long[] indices = new long[MAX_RUNS];
+    /** The Java array the runs land in instead of the chunk ({@link Storage#takesArrays}), or null. */
+    private Object array;
     private int runs;
     private int bytes;
 
@@ -53,11 +56,29 @@ final class RunReads {
         return runs == MAX_RUNS;
     }
 
+    /** @return whether the runs queued land in a Java array rather than the chunk */
+    boolean intoArray() {
+        return array != null;
+    }
+
     /**
-     * Queues file bytes {@code [position, position + length)} to land at {@code index} of the chunk, right after
-     * those queued before.
+     * Has the runs queued from now on land in a Java array, straight from the file ({@link Storage#takesArrays}), or
+     * in the chunk again; only with nothing queued.
+     *
+     * @param target a {@code byte[]} or primitive array, or null for the chunk
      */
-    void add(final long position, final int index, final int length) {
+    void target(final Object target) {
+        if (runs > 0) {
+            throw new IllegalStateException("runs are queued for the other target");
+        }
+        array = target;
+    }
+
+    /**
+     * Queues file bytes {@code [position, position + length)} to land at {@code index} of the chunk, or at byte
+     * {@code index} of the array ({@link #target}), right after those queued before.
+     */
+    void add(final long position, final long index, final int length) {
         positions[runs] = position;
         indices[runs] = index;
         lengths[runs] = length;
@@ -127,7 +148,8 @@ final class RunReads {
     /** Reads runs {@code strand}, {@code strand + strands}, ... of the {@code n} queued. */
     private void readStrand(final int strand, final int strands, final int n, final long[] got) throws IOException {
         for (int i = strand; i < n; i += strands) {
-            got[i] = Math.max(0, storage.read(positions[i], chunk.slice(indices[i], lengths[i])));
+            got[i] = Math.max(0, array != null ? storage.read(positions[i], array, indices[i], lengths[i])
+                : storage.read(positions[i], chunk.slice((int) indices[i], lengths[i])));
         }
     }
 }

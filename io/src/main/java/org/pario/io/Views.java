@@ -162,10 +162,13 @@ final class Views {
             final int writeSieve = storage.capabilities().contains(Storage.Capability.POSITIONAL_READ)
                 ? access.writeSieve() : 0;
             final boolean lockEach = whole == null && writeSieve > 0 && canLock;
-            return write ? write(storage, v, file, new Source(chunk, m, count, type, rep, bytes, access.moved()), writeSieve,
-                Math.min(writeSieve, access.directRun()), lockEach)
-                : read(storage, v, file, chunk, m, count, type, rep, access.readSieve(),
-                Math.min(access.readSieve(), access.directRun()), access.moved(), access.reads());
+            final Object array = streamArray(m, type, rep, bytes);
+            final long arrayFrom = m.origin() + type.lb();
+            return write ? write(storage, v, file, new Source(chunk, m, count, type, rep, bytes, access.moved(), array,
+                arrayFrom), writeSieve, Math.min(writeSieve, access.directRun()), lockEach)
+                : read(storage, v, file, new Sink(chunk, m, count, type, rep, access.moved(),
+                new RunReads(storage, chunk, access.reads()), storage, array, arrayFrom), access.readSieve(),
+                Math.min(access.readSieve(), access.directRun()));
         } catch (IOException e) {
             throw new ParioException(ErrorCategory.IO, (write ? "write" : "read") + " failed: " + e, e);
         } finally {
@@ -178,6 +181,23 @@ final class Views {
                 }
             }
         }
+    }
+
+    /**
+     * The Java array whose bytes, from {@code m.origin() + type.lb()} on, are the access's stream itself: memory that
+     * is an array, a type whose elements follow one another without gaps, and no conversion. Runs of the file can then
+     * move straight between the file and the array where the storage takes arrays ({@link Storage#takesArrays}),
+     * with no packing on the way.
+     *
+     * @return the array, or null
+     */
+    private static Object streamArray(final Memory m, final Datatype type, final DataRepresentation rep,
+                                      final long bytes) {
+        if (rep != DataRepresentation.NATIVE || !type.isContiguous()) {
+            return null;
+        }
+        final long from = m.origin() + type.lb();
+        return from >= 0 && from <= m.byteSize() - bytes ? m.heapArray() : null;
     }
 
     /**
@@ -302,13 +322,19 @@ final class Views {
         private final DataRepresentation rep;
         final long bytes;
         private final java.util.function.LongConsumer moved;
+        /** The array whose bytes from {@link #arrayFrom} are the stream ({@link #streamArray}), or null. */
+        private final Object array;
+        private final long arrayFrom;
         private long memPos;
         private int filled;
         private int used;
 
         Source(final ByteBuffer chunk, final Memory memory, final long count, final Datatype type,
-               final DataRepresentation rep, final long bytes, final java.util.function.LongConsumer moved) {
+               final DataRepresentation rep, final long bytes, final java.util.function.LongConsumer moved,
+               final Object array, final long arrayFrom) {
             this.moved = moved;
+            this.array = array;
+            this.arrayFrom = arrayFrom;
             this.chunk = chunk;
             this.memory = memory;
             this.count = count;
@@ -343,6 +369,15 @@ final class Views {
         void writeDirect(final Storage storage, final long at, final long length) throws IOException {
             long done = 0;
             while (done < length) {
+                if (used == filled && array != null && storage.takesArrays(at + done, length - done, true)) {
+                    // nothing packed is waiting: the rest of the run leaves from the array, which is the stream
+                    storage.write(at + done, array, arrayFrom + memPos, length - done);
+                    memPos += length - done;
+                    if (moved != null) {
+                        moved.accept(memPos);
+                    }
+                    return;
+                }
                 refill();
                 final int take = (int) Math.min(length - done, filled - used);
                 storage.write(at + done, chunk.slice(used, take));
@@ -357,11 +392,8 @@ final class Views {
      * with one storage call, and their pieces copied out, instead of one call per run (ROMIO's
      * {@code ind_rd_buffer_size}). Runs are non-decreasing (the view guarantees it), so a window only grows forward.
      */
-    private static long read(final Storage storage, final FileView v, final Cursor file, final ByteBuffer chunk,
-                             final Memory m, final long count, final Datatype type, final DataRepresentation rep,
-                             final int sieveBytes, final int directRun,
-                             final java.util.function.LongConsumer moved, final Executor reads) throws IOException {
-        final Sink sink = new Sink(chunk, m, count, type, rep, moved, new RunReads(storage, chunk, reads));
+    private static long read(final Storage storage, final FileView v, final Cursor file, final Sink sink,
+                             final int sieveBytes, final int directRun) throws IOException {
         final ByteBuffer window = sieveBytes > 0 ? ByteBuffer.allocate(sieveBytes) : null;
         final Batch batch = new Batch();
         while (file.next()) {
@@ -419,14 +451,22 @@ final class Views {
         private final DataRepresentation rep;
         private final java.util.function.LongConsumer moved;
         private final RunReads queued;
-        /** Bytes of the chunk that hold data; runs queued land after them. */
+        private final Storage storage;
+        /** The array whose bytes from {@link #arrayFrom} are the stream ({@link #streamArray}), or null. */
+        private final Object array;
+        private final long arrayFrom;
+        /** Bytes of the chunk that hold data; runs queued for the chunk land after them. */
         private int filled;
         private long memPos;
         long got;
 
         Sink(final ByteBuffer chunk, final Memory memory, final long count, final Datatype type,
-             final DataRepresentation rep, final java.util.function.LongConsumer moved, final RunReads queued) {
+             final DataRepresentation rep, final java.util.function.LongConsumer moved, final RunReads queued,
+             final Storage storage, final Object array, final long arrayFrom) {
             this.moved = moved;
+            this.storage = storage;
+            this.array = array;
+            this.arrayFrom = arrayFrom;
             this.chunk = chunk;
             this.memory = memory;
             this.count = count;
@@ -437,7 +477,7 @@ final class Views {
 
         /** Takes bytes read with others (a sieve window); false if a run queued before them met the end of the file. */
         boolean take(final ByteBuffer from, final int index, final int length) throws IOException {
-            if (!readQueued()) {
+            if (!target(false) || !readQueued()) {
                 return false;
             }
             int done = 0;
@@ -456,6 +496,12 @@ final class Views {
 
         /** Queues a run to be read straight into the chunk; false if a run read meanwhile met the end of the file. */
         boolean readDirect(final long at, final long len) throws IOException {
+            if (array != null && storage.takesArrays(at, len, false)) {
+                return readIntoArray(at, len);
+            }
+            if (!target(false)) {
+                return false;
+            }
             long done = 0;
             while (done < len) {
                 if (filled + queued.bytes() == chunk.capacity() || queued.full()) {
@@ -473,12 +519,60 @@ final class Views {
             return true;
         }
 
+        /** Queues a run to be read straight into the array; false if a run read meanwhile met the end of the file. */
+        private boolean readIntoArray(final long at, final long len) throws IOException {
+            if (!target(true)) {
+                return false;
+            }
+            long done = 0;
+            while (done < len) {
+                if (queued.bytes() == chunk.capacity() || queued.full()) {
+                    if (!readQueued()) {
+                        return false;
+                    }
+                }
+                final int take = (int) Math.min(len - done, chunk.capacity() - queued.bytes());
+                queued.add(at + done, arrayFrom + memPos + queued.bytes(), take);
+                done += take;
+            }
+            return true;
+        }
+
+        /**
+         * Has the runs queued from now on land in the array or in the chunk. What is queued for the other lands
+         * first, and before runs go to the array the chunk's bytes are unpacked, so that every run's bytes follow
+         * those before it in the stream.
+         *
+         * @return false if a run read meanwhile met the end of the file
+         */
+        private boolean target(final boolean intoArray) throws IOException {
+            if (queued.intoArray() == intoArray) {
+                return true;
+            }
+            if (!readQueued()) {
+                return false;
+            }
+            if (filled > 0) {
+                drain();
+            }
+            queued.target(intoArray ? array : null);
+            return true;
+        }
+
         /** Reads the runs queued; false if one met the end of the file (the bytes after it then do not count). */
         private boolean readQueued() throws IOException {
             final int want = queued.bytes();
+            final boolean intoArray = queued.intoArray();
             final long n = queued.read();
-            filled += (int) n;
             got += n;
+            if (intoArray) {
+                memPos += n;
+                if (moved != null && n > 0) {
+                    moved.accept(memPos);
+                }
+            } else {
+                filled += (int) n;
+            }
             return n == want;
         }
 

@@ -10,6 +10,7 @@ import java.util.EnumSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import org.pario.datatypes.Memory;
 
 /**
  * A file on a local or POSIX file system, through one {@link FileChannel}: positional reads and writes (looped
@@ -23,6 +24,10 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * accesses then cost no page-cache memory (no allocation, no dirty-page throttling, no later writeback). Where the
  * file system refuses {@code O_DIRECT} (tmpfs before Linux 6.6), the file works as without it and
  * {@link #settingsInEffect()} says so.
+ *
+ * <p>On Java 22 and newer, with native access, accesses through the page cache move straight between the file and a
+ * caller's Java array ({@link #takesArrays}): the kernel copies the array itself, where a heap buffer would be copied
+ * into direct memory first.
  */
 public final class LocalStorage implements Storage {
     private static final System.Logger LOG = System.getLogger(LocalStorage.class.getName());
@@ -94,6 +99,13 @@ public final class LocalStorage implements Storage {
     private final java.util.concurrent.atomic.LongAdder directBytesRead = new java.util.concurrent.atomic.LongAdder();
     /** Bytes of direct accesses copied through a staging buffer, for the same reason. */
     private final java.util.concurrent.atomic.LongAdder stagedBytes = new java.util.concurrent.atomic.LongAdder();
+    /** Bytes written straight from Java arrays ({@link ArrayFiles}), for the same reason. */
+    private final java.util.concurrent.atomic.LongAdder arrayBytesWritten =
+        new java.util.concurrent.atomic.LongAdder();
+    /** Bytes read straight into Java arrays, for the same reason. */
+    private final java.util.concurrent.atomic.LongAdder arrayBytesRead = new java.util.concurrent.atomic.LongAdder();
+    /** The file opened once more for {@link ArrayFiles}' calls (Java 22+), or -1 when arrays go through buffers. */
+    private final int arrayFile;
     private final Object fileKey;
     private final RangeLocks locks;
     private final long blockSize;
@@ -161,6 +173,9 @@ public final class LocalStorage implements Storage {
         }
         this.directChannel = d;
         this.direct = d == null ? DirectIo.NONE : direct;
+        // the file exists now, so this open creates nothing; where it fails, arrays go through buffers
+        this.arrayFile = ArrayFiles.AVAILABLE && (writable || readable) ? ArrayFiles.open(path.toString(), writable)
+            : -1;
     }
 
     /** @return {@code direct_read} and {@code direct_write} as in effect ({@code false} where refused) */
@@ -337,6 +352,92 @@ public final class LocalStorage implements Storage {
         return done;
     }
 
+    /**
+     * @return true for accesses through the page cache on Java 22+ with native access: the kernel then copies
+     *     between the page cache and the array; direct ones need aligned memory, which an array is not
+     */
+    @Override
+    public boolean takesArrays(final long position, final long length, final boolean write) {
+        if (arrayFile < 0 || (write ? !writable : !readable)) {
+            return false;
+        }
+        final DirectIo now = direct;
+        return write ? !goesDirect(now.write(), now.writeMinBytes(), position, length)
+            : !goesDirect(now.read(), now.readMinBytes(), position, length);
+    }
+
+    /** @return whether an access would take its aligned middle through {@code O_DIRECT}, as read and write decide */
+    private boolean goesDirect(final boolean on, final long minBytes, final long position, final long length) {
+        return on && length >= minBytes && alignDown(position + length) - alignUp(position) >= directAlignment;
+    }
+
+    @Override
+    public void write(final long position, final Object array, final long offset, final long length)
+        throws IOException {
+        long done = 0;
+        while (done < length) {
+            final long n = ArrayFiles.write(arrayFile, array, offset + done, length - done, position + done);
+            if (n <= 0) {
+                // the channel tells why (a full disk, say) or writes it after all
+                writeCopied(position + done, array, offset + done, length - done);
+                return;
+            }
+            arrayBytesWritten.add(n);
+            done += n;
+        }
+    }
+
+    @Override
+    public long read(final long position, final Object array, final long offset, final long length)
+        throws IOException {
+        long done = 0;
+        while (done < length) {
+            final long n = ArrayFiles.read(arrayFile, array, offset + done, length - done, position + done);
+            if (n == 0) {
+                return done;
+            }
+            if (n < 0) {
+                return done + readCopied(position + done, array, offset + done, length - done);
+            }
+            arrayBytesRead.add(n);
+            done += n;
+        }
+        return done;
+    }
+
+    /** Writes bytes of an array through the channel, a buffer's worth at a time. */
+    private void writeCopied(final long position, final Object array, final long offset, final long length)
+        throws IOException {
+        final Memory from = Memory.ofObject(array);
+        final ByteBuffer buffer = ByteBuffer.allocate((int) Math.min(length, 1 << 20));
+        final Memory through = Memory.of(buffer);
+        for (long done = 0; done < length; ) {
+            final int n = (int) Math.min(buffer.capacity(), length - done);
+            Memory.copyRuns(from, offset + done, 0, through, 0, 0, n, 1);
+            writeBuffered(position + done, buffer.clear().limit(n));
+            done += n;
+        }
+    }
+
+    /** Reads into an array through the channel, a buffer's worth at a time; fewer bytes only at the end. */
+    private long readCopied(final long position, final Object array, final long offset, final long length)
+        throws IOException {
+        final Memory into = Memory.ofObject(array);
+        final ByteBuffer buffer = ByteBuffer.allocate((int) Math.min(length, 1 << 20));
+        final Memory through = Memory.of(buffer);
+        long done = 0;
+        while (done < length) {
+            final int want = (int) Math.min(buffer.capacity(), length - done);
+            final int got = (int) readBuffered(position + done, buffer.clear().limit(want));
+            Memory.copyRuns(through, 0, 0, into, offset + done, 0, got, 1);
+            done += got;
+            if (got < want) {
+                break;
+            }
+        }
+        return done;
+    }
+
     @Override
     public void write(final long position, final ByteBuffer src) throws IOException {
         final long middleStart = alignUp(position);
@@ -422,6 +523,16 @@ public final class LocalStorage implements Storage {
         return stagedBytes.sum();
     }
 
+    /** @return bytes written straight from Java arrays so far */
+    long arrayBytesWritten() {
+        return arrayBytesWritten.sum();
+    }
+
+    /** @return bytes read straight into Java arrays so far */
+    long arrayBytesRead() {
+        return arrayBytesRead.sum();
+    }
+
     /** Turns direct I/O off for this file after the system refused a direct access. */
     private void refused(final String what, final IOException e) {
         if (direct.any()) {
@@ -504,6 +615,9 @@ public final class LocalStorage implements Storage {
         try (FileChannel d = directChannel) {
             channel.close();
         } finally {
+            if (arrayFile >= 0) {
+                ArrayFiles.close(arrayFile);
+            }
             locks.release(fileKey);
         }
     }

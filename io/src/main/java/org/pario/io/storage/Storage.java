@@ -76,6 +76,52 @@ public interface Storage extends AutoCloseable {
     /** Writes all of {@code src} at {@code position}, extending the file if needed. */
     void write(long position, ByteBuffer src) throws IOException;
 
+    /**
+     * Whether an access of these bytes can move straight between the file and a Java array, with
+     * {@link #write(long, Object, long, long)} and {@link #read(long, Object, long, long)}, rather than through a
+     * buffer the caller packs: local files on Java 22 and newer, with native access, for accesses that go through
+     * the page cache.
+     *
+     * @param position where the access starts in the file
+     * @param length   its bytes
+     * @param write    a write, else a read
+     * @return true where the array calls may be made for this access
+     */
+    default boolean takesArrays(final long position, final long length, final boolean write) {
+        return false;
+    }
+
+    /**
+     * Writes {@code length} bytes of an array at {@code position}, extending the file if needed; only where
+     * {@link #takesArrays} says so.
+     *
+     * @param position where in the file
+     * @param array    a {@code byte[]} or primitive array
+     * @param offset   the first byte, counted from the array's first element
+     * @param length   how many bytes
+     * @throws UnsupportedOperationException where this storage takes no arrays
+     */
+    default void write(final long position, final Object array, final long offset, final long length)
+        throws IOException {
+        throw new UnsupportedOperationException("this storage takes no arrays");
+    }
+
+    /**
+     * Reads {@code length} bytes from {@code position} into an array, fewer only at the end of the file; only where
+     * {@link #takesArrays} says so.
+     *
+     * @param position where in the file
+     * @param array    a {@code byte[]} or primitive array
+     * @param offset   where the first byte goes, counted from the array's first element
+     * @param length   how many bytes
+     * @return the bytes read
+     * @throws UnsupportedOperationException where this storage takes no arrays
+     */
+    default long read(final long position, final Object array, final long offset, final long length)
+        throws IOException {
+        throw new UnsupportedOperationException("this storage takes no arrays");
+    }
+
     /** Sets the file's size: truncates, or extends with zeros. */
     void truncate(long size) throws IOException;
 
