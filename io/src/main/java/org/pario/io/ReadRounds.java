@@ -44,6 +44,8 @@ final class ReadRounds {
                 : TwoPhasePlan.streamAt(c.view(r), plan.starts[r], plan.ends[r], fileSize);
         }
         final CompletableFuture<?>[] pending = new CompletableFuture<?>[2];
+        // where the memory is the stream itself, pieces from other ranks land in it straight, with no unpacking
+        final Memory stream = Views.streamMemory(m, type, rep, plan.ends[me] - plan.starts[me]);
         try {
             if (c.aggregatorIndex() >= 0 && plan.rounds > 0) {
                 pending[0] = readAhead(c, plan, 0, limits, fileSize);
@@ -59,8 +61,16 @@ final class ReadRounds {
                         limits[me]);
                     final int len = (int) (p[1] - p[0]);
                     if (len > 0) {
-                        final ByteBuffer b = c.buffers().readBuffer(a, len);
                         final boolean fromMe = c.aggregators()[a] == me;
+                        if (!fromMe && stream != null) {
+                            receives.add(c.comm().irecv(stream.at(p[0] - plan.starts[me]), len, Datatype.BYTE,
+                                c.aggregators()[a], TwoPhase.TAG_READ));
+                            mine.add(p);
+                            // in place: nothing to unpack
+                            buffers.add(null);
+                            continue;
+                        }
+                        final ByteBuffer b = c.buffers().readBuffer(a, len);
                         receives.add(fromMe ? null : c.comm().irecv(b, len, Datatype.BYTE, c.aggregators()[a],
                             TwoPhase.TAG_READ));
                         mine.add(p);
@@ -95,7 +105,7 @@ final class ReadRounds {
                     if (receives.get(i) != null) {
                         receives.get(i).join();
                     }
-                    if (failure == null) {
+                    if (failure == null && buffers.get(i) != null) {
                         try {
                             final long[] p = mine.get(i);
                             Packer.unpack(buffers.get(i), 0, (int) (p[1] - p[0]), m, m.origin(), type,

@@ -162,8 +162,9 @@ final class Views {
             final int writeSieve = storage.capabilities().contains(Storage.Capability.POSITIONAL_READ)
                 ? access.writeSieve() : 0;
             final boolean lockEach = whole == null && writeSieve > 0 && canLock;
-            final Object array = streamArray(m, type, rep, bytes);
-            final long arrayFrom = m.origin() + type.lb();
+            final Memory stream = streamMemory(m, type, rep, bytes);
+            final Object array = stream == null ? null : stream.heapArray();
+            final long arrayFrom = stream == null ? 0 : stream.origin();
             return write ? write(storage, v, file, new Source(chunk, m, count, type, rep, bytes, access.moved(), array,
                 arrayFrom), writeSieve, Math.min(writeSieve, access.directRun()), lockEach)
                 : read(storage, v, file, new Sink(chunk, m, count, type, rep, access.moved(),
@@ -184,20 +185,21 @@ final class Views {
     }
 
     /**
-     * The Java array whose bytes, from {@code m.origin() + type.lb()} on, are the access's stream itself: memory that
-     * is an array, a type whose elements follow one another without gaps, and no conversion. Runs of the file can then
-     * move straight between the file and the array where the storage takes arrays ({@link Storage#takesArrays}),
-     * with no packing on the way.
+     * The memory whose bytes are, from its origin on, the packed stream of {@code count x type} in {@code m} itself:
+     * a type whose elements follow one another without gaps, no conversion, and all of it inside the memory. Stream
+     * bytes {@code [a, b)} are then {@code stream.at(a)}'s first {@code b - a} bytes, and can move between memory and
+     * the file ({@link Storage#takesArrays}) or another rank (a two-phase piece) with no packing on the way.
      *
-     * @return the array, or null
+     * @param bytes the stream's length, {@code count x type}'s size
+     * @return {@code m} moved to the stream's first byte, or null when the stream is not the memory's bytes
      */
-    private static Object streamArray(final Memory m, final Datatype type, final DataRepresentation rep,
-                                      final long bytes) {
+    static Memory streamMemory(final Memory m, final Datatype type, final DataRepresentation rep,
+                               final long bytes) {
         if (rep != DataRepresentation.NATIVE || !type.isContiguous()) {
             return null;
         }
         final long from = m.origin() + type.lb();
-        return from >= 0 && from <= m.byteSize() - bytes ? m.heapArray() : null;
+        return from >= 0 && from <= m.byteSize() - bytes ? m.at(type.lb()) : null;
     }
 
     /**
@@ -322,7 +324,7 @@ final class Views {
         private final DataRepresentation rep;
         final long bytes;
         private final java.util.function.LongConsumer moved;
-        /** The array whose bytes from {@link #arrayFrom} are the stream ({@link #streamArray}), or null. */
+        /** The array whose bytes from {@link #arrayFrom} are the stream ({@link #streamMemory}), or null. */
         private final Object array;
         private final long arrayFrom;
         private long memPos;
@@ -452,7 +454,7 @@ final class Views {
         private final java.util.function.LongConsumer moved;
         private final RunReads queued;
         private final Storage storage;
-        /** The array whose bytes from {@link #arrayFrom} are the stream ({@link #streamArray}), or null. */
+        /** The array whose bytes from {@link #arrayFrom} are the stream ({@link #streamMemory}), or null. */
         private final Object array;
         private final long arrayFrom;
         /** Bytes of the chunk that hold data; runs queued for the chunk land after them. */

@@ -146,6 +146,8 @@ final class WriteRounds {
                                 final Throwable failed) {
         final int me = c.comm().rank();
         Throwable failure = failed;
+        // where the memory is the stream itself, a piece leaves from it: the send copies it once, no packing first
+        final Memory stream = Views.streamMemory(m, type, rep, plan.ends[me] - plan.starts[me]);
         for (int a = 0; a < c.aggregators().length; a++) {
             final long[] p = c.piece(plan, me, plan.windowStart(a, round), plan.windowEnd(a, round));
             final int len = (int) (p[1] - p[0]);
@@ -154,6 +156,11 @@ final class WriteRounds {
             }
             // an aggregator's own piece goes straight to where it receives pieces, not through a message to itself
             final boolean own = c.aggregators()[a] == me;
+            if (!own && stream != null) {
+                c.comm().send(stream.at(p[0] - plan.starts[me]), len, Datatype.BYTE, c.aggregators()[a],
+                    TwoPhase.TAG_WRITE);
+                continue;
+            }
             final ByteBuffer data = own ? c.buffers().incoming(round, me, len) : c.buffers().outgoing(len);
             if (failure == null) {
                 try {

@@ -238,6 +238,102 @@ class TwoPhaseTest {
         }
     }
 
+    /**
+     * Pieces leave from a rank's memory and land in it straight where the memory is the stream itself (an array from
+     * an element in, a direct buffer), and are packed and unpacked where it is not (every other double of an array,
+     * {@code external32}): a CYCLIC(1) darray on 4 ranks (one of them holding one double fewer), through two
+     * aggregators in rounds of 64 KiB, lands where its view says and reads back, and the bytes of memory around the
+     * stream keep their values.
+     */
+    @Test
+    void piecesMoveStraightFromAndIntoMemoryThatIsTheStreamAndPackedOtherwise() throws Exception {
+        final int ranks = 4;
+        final long n = 4 * 20_000 - 1;
+        final Map<String, String> hints = Map.of("romio_cb_write", "enable", "romio_cb_read", "enable",
+            "cb_buffer_size", "65536", "cb_nodes", "2");
+        for (final String variant : new String[] {"array-at", "direct", "strided", "external32"}) {
+            final Path file = dir.resolve(variant + ".bin");
+            LocalCluster.run(ranks, comm -> {
+                final int r = comm.rank();
+                final Datatype view = cyclic(ranks, r, n);
+                final int count = (int) (view.size() / 8);
+                final DataRepresentation rep = variant.equals("external32") ? DataRepresentation.EXTERNAL32
+                    : DataRepresentation.NATIVE;
+                try (ParallelFile f = ParallelFile.open(comm, file.toString(), CREATE_RW, Hints.of(hints))) {
+                    f.setView(0, Datatype.DOUBLE, view, rep);
+                    final double[] values = new double[count];
+                    Arrays.setAll(values, k -> (double) (k * ranks + r));
+                    // written and read back through memory of the variant's kind; -1 around the stream
+                    final Object[] memories = new Object[2];
+                    for (int side = 0; side < 2; side++) {
+                        switch (variant) {
+                            case "direct" -> {
+                                final ByteBuffer b = ByteBuffer.allocateDirect(8 * (count + 2))
+                                    .order(ByteOrder.nativeOrder());
+                                for (int k = 0; k < count + 2; k++) {
+                                    b.putDouble(8 * k, side == 0 && k > 0 && k <= count ? values[k - 1] : -1);
+                                }
+                                memories[side] = org.pario.datatypes.Memory.of(b).at(8);
+                            }
+                            case "strided" -> {
+                                final double[] a = new double[2 * count];
+                                Arrays.fill(a, -1);
+                                for (int k = 0; side == 0 && k < count; k++) {
+                                    a[2 * k] = values[k];
+                                }
+                                memories[side] = a;
+                            }
+                            default -> {
+                                final double[] a = new double[count + 3];
+                                Arrays.fill(a, -1);
+                                if (side == 0) {
+                                    System.arraycopy(values, 0, a, 2, count);
+                                }
+                                memories[side] = org.pario.datatypes.Memory.of(a).at(16);
+                            }
+                        }
+                    }
+                    final boolean strided = variant.equals("strided");
+                    final Datatype type = strided ? Datatype.vector(count, 1, 2, Datatype.DOUBLE) : Datatype.DOUBLE;
+                    final long items = strided ? 1 : count;
+                    f.writeAll(memories[0], items, type);
+                    f.seek(0);
+                    f.readAll(memories[1], items, type);
+                    for (int k = 0; k < count; k++) {
+                        assertEquals(values[k], doubleAt(variant, memories[1], k), variant + ", rank " + r + ", " + k);
+                    }
+                    if (strided) {
+                        for (int k = 0; k < count; k++) {
+                            assertEquals(-1.0, ((double[]) memories[1])[2 * k + 1], "the gap after double " + k);
+                        }
+                    } else {
+                        assertEquals(-1.0, doubleAt(variant, memories[1], -1), variant + ": the double before");
+                        assertEquals(-1.0, doubleAt(variant, memories[1], count), variant + ": the double after");
+                    }
+                }
+            });
+            final ByteBuffer b = ByteBuffer.wrap(Files.readAllBytes(file)).order(variant.equals("external32")
+                ? ByteOrder.BIG_ENDIAN : ByteOrder.nativeOrder());
+            assertEquals(8 * n, b.capacity(), variant);
+            for (int i = 0; i < n; i++) {
+                if (b.getDouble(8 * i) != i) {
+                    assertEquals(i, b.getDouble(8 * i), 0.0, variant + ": double " + i + " in the file");
+                }
+            }
+        }
+    }
+
+    /** Double {@code k} of the stream in one of the memories of the test above; -1 and the count reach around it. */
+    private static double doubleAt(final String variant, final Object memory, final int k) {
+        if (variant.equals("strided")) {
+            return ((double[]) memory)[2 * k];
+        }
+        final ByteBuffer one = ByteBuffer.allocate(8).order(ByteOrder.nativeOrder());
+        final org.pario.datatypes.Memory m = (org.pario.datatypes.Memory) memory;
+        org.pario.datatypes.Memory.copyRuns(m, m.origin() + 8L * k, 0, org.pario.datatypes.Memory.of(one), 0, 0, 8, 1);
+        return one.getDouble(0);
+    }
+
     @Test
     void overlappingCollectiveWritesHaveADeterministicWinner() throws Exception {
         final Path file = dir.resolve("overlap.bin");
