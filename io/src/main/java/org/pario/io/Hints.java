@@ -58,7 +58,8 @@ import org.pario.ParioException;
  *       instead of a later restore (it costs a read of the whole checkpoint)</td></tr>
  *   <tr><td>{@code pario_async_staging_bytes}</td><td>bytes of a rank's data an asynchronous checkpoint copies
  *       before its call returns (default: a quarter of the JVM's largest heap, at most 1073741824); a rank holding
- *       more writes the rest from its own buffers before the call returns</td></tr>
+ *       more writes the rest from its own buffers before the call returns. Staged bytes are held in direct memory
+ *       where the JVM's direct memory limit allows, else on the heap</td></tr>
  * </table>
  */
 public final class Hints {

@@ -165,8 +165,10 @@ final class Views {
             final Memory stream = streamMemory(m, type, rep, bytes);
             final Object array = stream == null ? null : stream.heapArray();
             final long arrayFrom = stream == null ? 0 : stream.origin();
+            final Memory directStream = stream != null && array == null
+                && stream.directRegion(arrayFrom, 0, false) != null ? stream : null;
             return write ? write(storage, v, file, new Source(chunk, m, count, type, rep, bytes, access.moved(), array,
-                arrayFrom), writeSieve, Math.min(writeSieve, access.directRun()), lockEach)
+                directStream, arrayFrom), writeSieve, Math.min(writeSieve, access.directRun()), lockEach)
                 : read(storage, v, file, new Sink(chunk, m, count, type, rep, access.moved(),
                 new RunReads(storage, chunk, access.reads()), storage, array, arrayFrom), access.readSieve(),
                 Math.min(access.readSieve(), access.directRun()));
@@ -315,8 +317,14 @@ final class Views {
         }
     }
 
-    /** Packs memory into the file's stream order a chunk at a time and hands it out run by run. */
+    /**
+     * Packs memory into the file's stream order a chunk at a time and hands it out run by run; a run of memory that is
+     * its own stream (a Java array the storage takes, a direct buffer) is written from there.
+     */
     private static final class Source {
+        /** The most bytes of a direct buffer handed to the storage in one call: its writes take an int length. */
+        private static final int DIRECT_PIECE = 1 << 30;
+
         private final ByteBuffer chunk;
         private final Memory memory;
         private final long count;
@@ -326,6 +334,8 @@ final class Views {
         private final java.util.function.LongConsumer moved;
         /** The array whose bytes from {@link #arrayFrom} are the stream ({@link #streamMemory}), or null. */
         private final Object array;
+        /** The direct buffer's memory whose bytes from {@link #arrayFrom} are the stream, or null. */
+        private final Memory directStream;
         private final long arrayFrom;
         private long memPos;
         private int filled;
@@ -333,9 +343,10 @@ final class Views {
 
         Source(final ByteBuffer chunk, final Memory memory, final long count, final Datatype type,
                final DataRepresentation rep, final long bytes, final java.util.function.LongConsumer moved,
-               final Object array, final long arrayFrom) {
+               final Object array, final Memory directStream, final long arrayFrom) {
             this.moved = moved;
             this.array = array;
+            this.directStream = directStream;
             this.arrayFrom = arrayFrom;
             this.chunk = chunk;
             this.memory = memory;
@@ -371,6 +382,18 @@ final class Views {
         void writeDirect(final Storage storage, final long at, final long length) throws IOException {
             long done = 0;
             while (done < length) {
+                if (used == filled && directStream != null) {
+                    // nothing packed is waiting: the run's bytes are already in native memory, which the storage
+                    // writes as it is (with direct I/O, straight to the disk where the memory is aligned)
+                    final int n = (int) Math.min(length - done, DIRECT_PIECE);
+                    storage.write(at + done, directStream.directRegion(arrayFrom + memPos, n, false));
+                    memPos += n;
+                    done += n;
+                    if (moved != null) {
+                        moved.accept(memPos);
+                    }
+                    continue;
+                }
                 if (used == filled && array != null && storage.takesArrays(at + done, length - done, true)) {
                     // nothing packed is waiting: the rest of the run leaves from the array, which is the stream
                     storage.write(at + done, array, arrayFrom + memPos, length - done);

@@ -1,5 +1,7 @@
 package org.pario.io.array;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -10,6 +12,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.pario.ParioException;
 import org.pario.comm.AttributeKey;
 import org.pario.comm.Communicator;
+import org.pario.datatypes.Memory;
+import org.pario.io.storage.DirectBuffers;
 
 /**
  * The asynchronous checkpoints of one communicator, cached on it: a copy of the communicator for their collectives,
@@ -21,8 +25,14 @@ final class AsyncCheckpoints implements AutoCloseable {
     static final AttributeKey<AsyncCheckpoints> KEY = new AttributeKey<>(
         AsyncCheckpoints.class, "pario asynchronous checkpoints");
 
+    /** The most bytes staged in one direct buffer: its capacity, plus the alignment's slack, is an int. */
+    private static final long DIRECT_STAGING_LIMIT = Integer.MAX_VALUE - (4L << 20);
+    private static final int PAGE = 4096;
+
     /** The most bytes staged at once on this rank, for tests of the bound. */
     private final AtomicLong mostStaged = new AtomicLong();
+    /** Bytes staged in direct memory so far, for tests. */
+    private final AtomicLong stagedInDirectMemory = new AtomicLong();
     private final Communicator background;
     private final ThreadPoolExecutor writer;
     private CompletableFuture<CheckpointHeader> last = CompletableFuture.completedFuture(null);
@@ -53,27 +63,49 @@ final class AsyncCheckpoints implements AutoCloseable {
     }
 
     /**
-     * A staging buffer for {@code count} elements: the one the previous write used for the same array when it
-     * fits (after {@link #awaitPrevious()}, nothing reads it any more), else a new one. Reusing them spares the
-     * allocation, its zeroing and the garbage collections of a buffer the size of the data every checkpoint.
+     * Copies {@code count} elements of {@code buffer} from element {@code from} into staging memory and returns it.
+     * The memory is direct and aligned to a page where the bytes fit one direct buffer and the JVM's direct memory
+     * holds them, so the background write hands it to the storage as it is (with direct I/O, straight to the disk);
+     * else a buffer of the element's own class. The previous write's staging memory for the same array is reused
+     * when it is the same size (after {@link #awaitPrevious()}, nothing reads it any more): that spares the
+     * allocation, its zeroing and its first touch every checkpoint.
      */
-    @SuppressWarnings("unchecked")
-    synchronized <T> T staging(final int index, final Element<T> element, final long count) {
+    synchronized <T> Object stage(final int index, final Element<T> element, final T buffer, final long from,
+                                  final long count) {
+        final long extent = element.type().extent();
+        final long bytes = Math.multiplyExact(count, extent);
         final Object old = index < spare.size() ? spare.get(index) : null;
-        final T buffer = old != null && element.bufferClass().isInstance(old)
-            && element.length(count) == lengthOf(old) ? (T) old : element.allocate(count);
+        Object staged = null;
+        if (old instanceof ByteBuffer b && b.isDirect() && b.capacity() == bytes) {
+            staged = b;
+        } else if (bytes > 0 && bytes <= DIRECT_STAGING_LIMIT) {
+            try {
+                staged = DirectBuffers.allocate((int) bytes, PAGE).order(ByteOrder.nativeOrder());
+            } catch (OutOfMemoryError e) {
+                // the JVM's direct memory (-XX:MaxDirectMemorySize) is full: the heap stages instead
+                staged = null;
+            }
+        }
+        if (staged != null) {
+            stagedInDirectMemory.addAndGet(bytes);
+            Memory.copyRuns(Memory.ofObject(buffer), from * extent, 0, Memory.of((ByteBuffer) staged), 0, 0, bytes, 1);
+        } else {
+            final T copy = old != null && element.bufferClass().isInstance(old)
+                && element.length(count) == lengthOf(old) ? element.bufferClass().cast(old) : element.allocate(count);
+            staged = element.copyInto(buffer, from, count, copy);
+        }
         if (inUse.isEmpty()) {
             inUse = new java.util.ArrayList<>();
         }
         while (inUse.size() <= index) {
             inUse.add(null);
         }
-        inUse.set(index, buffer);
-        return buffer;
+        inUse.set(index, staged);
+        return staged;
     }
 
     private static long lengthOf(final Object buffer) {
-        return buffer instanceof java.nio.ByteBuffer b ? b.capacity() : java.lang.reflect.Array.getLength(buffer);
+        return buffer instanceof ByteBuffer b ? b.capacity() : java.lang.reflect.Array.getLength(buffer);
     }
 
     /** Waits until the checkpoint in flight, if any, has been written or has failed (its future says which). */
@@ -121,6 +153,11 @@ final class AsyncCheckpoints implements AutoCloseable {
             }
         }
         return done;
+    }
+
+    /** @return the bytes all writes have staged in direct memory on this rank */
+    long stagedInDirectMemory() {
+        return stagedInDirectMemory.get();
     }
 
     /** @return the most bytes one write has staged on this rank */

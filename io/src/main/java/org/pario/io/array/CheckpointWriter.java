@@ -262,8 +262,7 @@ public final class CheckpointWriter {
     @SuppressWarnings("unchecked")
     private static <T> Object copyOf(final AsyncCheckpoints async, final int index, final Entry e, final long from,
                                      final long count) {
-        final Element<T> el = (Element<T>) e.array().element();
-        return el.copyInto((T) e.buffer(), from, count, async.staging(index, el, count));
+        return async.stage(index, (Element<T>) e.array().element(), (T) e.buffer(), from, count);
     }
 
     private Communicator communicator() {

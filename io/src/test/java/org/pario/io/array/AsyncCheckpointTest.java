@@ -57,6 +57,7 @@ class AsyncCheckpointTest {
         for (final String staging : new String[] {"1073741824", "30000", "0"}) {
             final Path file = dir.resolve("a-" + staging + ".ckpt");
             final long[] most = new long[4];
+            final long[] direct = new long[4];
             LocalCluster.run(4, comm -> {
                 final DistributedArray<double[]> a = field(comm);
                 final double[] mine = values(a, 1);
@@ -68,8 +69,11 @@ class AsyncCheckpointTest {
                 final CheckpointHeader h = saved.join();
                 assertEquals(List.of("field"), h.names());
                 most[comm.rank()] = comm.attribute(AsyncCheckpoints.KEY, () -> null).mostStaged();
+                direct[comm.rank()] = comm.attribute(AsyncCheckpoints.KEY, () -> null).stagedInDirectMemory();
             });
             assertHolds(file, 1);
+            // what is staged is staged in direct memory, which the background write hands to the storage as it is
+            assertArrayEquals(most, direct, "bytes staged in direct memory, staging " + staging);
             // 200 x 300 doubles over 4 ranks: 120000 bytes each; the bound holds, whole elements
             for (final long m : most) {
                 assertTrue(m <= Math.min(120000, Long.parseLong(staging)), m + " staged under " + staging);
