@@ -10,7 +10,8 @@ import org.pario.io.storage.DirectBuffers;
  * ({@link org.pario.io.storage.Storage#prefersDirectBuffers()}), direct and aligned to its block. Direct, because a
  * file channel reads into and writes from a heap buffer through a temporary direct copy of it, and direct I/O
  * through an aligned staging copy: with the packed data already in aligned native memory both copies go. Kept,
- * because fresh native memory costs a page fault per page on first touch, more than the copy.
+ * because fresh native memory costs a page fault per page on first touch, more than the copy: from access to access,
+ * and from a closed file to the files the JVM opens later, in the pool of {@link RoundBuffers#release}.
  */
 final class Chunks {
     /** Buffers kept when no access holds them; more concurrent accesses get buffers that are then dropped. */
@@ -54,7 +55,18 @@ final class Chunks {
         if (!direct) {
             return ByteBuffer.allocate(bytes);
         }
-        return DirectBuffers.allocate(bytes, alignment);
+        final ByteBuffer handedOn = RoundBuffers.takeKept(bytes, alignment);
+        return handedOn != null ? handedOn.slice(0, bytes) : DirectBuffers.allocate(bytes, alignment);
+    }
+
+    /** Hands the buffers no access holds on to the files the JVM opens later: the file is closing. */
+    void release() {
+        if (!direct) {
+            return;
+        }
+        for (ByteBuffer b = free.poll(); b != null; b = free.poll()) {
+            RoundBuffers.keepReleased(b);
+        }
     }
 
     /** Hands a buffer from {@link #take} back. */

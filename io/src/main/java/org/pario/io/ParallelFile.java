@@ -606,6 +606,7 @@ public final class ParallelFile implements AutoCloseable {
             if (twoPhase != null) {
                 twoPhase.close();
             }
+            chunks.release();
             workers.shutdown();
         }
         if (modes.contains(Mode.DELETE_ON_CLOSE) && comm.rank() == 0) {

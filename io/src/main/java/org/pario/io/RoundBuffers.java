@@ -125,13 +125,38 @@ final class RoundBuffers {
             while (IDLE.size() > Math.max(0, kept)) {
                 IDLE.removeLast();
             }
-            long bytes = 0;
-            for (final Iterator<ByteBuffer> it = IDLE_BUFFERS.iterator(); it.hasNext(); ) {
-                final ByteBuffer b = it.next();
-                bytes += b.capacity();
-                if (bytes > keptBytes) {
-                    it.remove();
-                }
+            trimKept(keptBytes);
+        }
+    }
+
+    /**
+     * Hands direct buffers of a closing file other than its round buffers (its packing chunks) on to later files, as
+     * {@link #release} does; the caller must not use them again.
+     */
+    static void keepReleased(final ByteBuffer... buffers) {
+        final long keptBytes = keptBytes();
+        synchronized (IDLE) {
+            keep(buffers);
+            trimKept(keptBytes);
+        }
+    }
+
+    /**
+     * @return a direct buffer a closed file handed on, of at least {@code bytes} (at most twice as many) and aligned
+     *     so, or null: for a file's other direct buffers, so that they too are not first touched again
+     */
+    static ByteBuffer takeKept(final int bytes, final int alignment) {
+        return keptBuffer(bytes, alignment);
+    }
+
+    /** Drops the oldest kept buffers past {@code keptBytes}; the caller holds the lock. */
+    private static void trimKept(final long keptBytes) {
+        long bytes = 0;
+        for (final Iterator<ByteBuffer> it = IDLE_BUFFERS.iterator(); it.hasNext(); ) {
+            final ByteBuffer b = it.next();
+            bytes += b.capacity();
+            if (bytes > keptBytes) {
+                it.remove();
             }
         }
     }

@@ -86,6 +86,27 @@ class RoundBuffersTest {
         }
     }
 
+    /** A closed file's packing chunks go to the next file's independent accesses: no new memory to touch. */
+    @Test
+    void aClosedFilesPackingChunksGoToTheNextFiles() throws Exception {
+        try (Storage s = storage("c")) {
+            final Chunks first = new Chunks(1 << 20, s.preferredBlockSize(), true);
+            final ByteBuffer chunk = first.take();
+            chunk.putLong(24, 0xc0ffeeL);
+            first.give(chunk);
+            first.release();
+            final ByteBuffer again = new Chunks(1 << 20, s.preferredBlockSize(), true).take();
+            assertEquals(0xc0ffeeL, again.getLong(24), "the same memory, not a new buffer");
+            assertEquals(1 << 20, again.capacity());
+            assertEquals(0, again.alignmentOffset(0, Chunks.alignment(s.preferredBlockSize())));
+            final Chunks heap = new Chunks(1 << 20, s.preferredBlockSize(), false);
+            heap.give(heap.take());
+            heap.release();
+            assertEquals(0L, new Chunks(1 << 20, s.preferredBlockSize(), true).take().getLong(24),
+                "heap chunks are not handed on, and a chunk goes to one file only");
+        }
+    }
+
     @Test
     void byDefaultAClosedFilesDirectBuffersGoToTheNextFiles() throws Exception {
         System.clearProperty(RoundBuffers.KEPT_PROPERTY);
