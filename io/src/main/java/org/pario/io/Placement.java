@@ -25,12 +25,20 @@ final class Placement {
      */
     static void place(final FileView v, final long s0, final long s1, final ByteBuffer piece, final int from,
                       final ByteBuffer window, final long ws, final boolean intoWindow, final long[] covered) {
+        place(v, s0, s1, Memory.of(piece), from, window, ws, intoWindow, covered);
+    }
+
+    /**
+     * As {@link #place(FileView, long, long, ByteBuffer, int, ByteBuffer, long, boolean, long[])}, the piece being
+     * memory's bytes from {@code from} (counted from the memory's start): a rank's own memory, where it is its stream.
+     */
+    static void place(final FileView v, final long s0, final long s1, final Memory pieceBytes, final long from,
+                      final ByteBuffer window, final long ws, final boolean intoWindow, final long[] covered) {
         if (s1 <= s0) {
             return;
         }
         final long fsize = v.filetype().size();
         final Cursor c = v.filetype().cursor((s1 + fsize - 1) / fsize).seek(s0).limit(s1);
-        final Memory pieceBytes = Memory.of(piece);
         final Memory windowBytes = Memory.of(window);
         final StretchMask mask = covered != null ? new StretchMask() : null;
         long at = from;

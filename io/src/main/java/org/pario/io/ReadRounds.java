@@ -56,12 +56,18 @@ final class ReadRounds {
                 final List<long[]> mine = new ArrayList<>();
                 final List<ByteBuffer> buffers = new ArrayList<>();
                 ByteBuffer own = null;
+                long[] ownInPlace = null;
                 for (int a = 0; a < c.aggregators().length; a++) {
                     final long[] p = clip(c.piece(plan, me, plan.windowStart(a, round), plan.windowEnd(a, round)),
                         limits[me]);
                     final int len = (int) (p[1] - p[0]);
                     if (len > 0) {
                         final boolean fromMe = c.aggregators()[a] == me;
+                        if (fromMe && stream != null) {
+                            // placed straight into the memory below, with nothing to receive or unpack
+                            ownInPlace = p;
+                            continue;
+                        }
                         if (!fromMe && stream != null) {
                             receives.add(c.comm().irecv(stream.at(p[0] - plan.starts[me]), len, Datatype.BYTE,
                                 c.aggregators()[a], TwoPhase.TAG_READ));
@@ -87,19 +93,7 @@ final class ReadRounds {
                     final long ws = plan.windowStart(c.aggregatorIndex(), round);
                     final long we = plan.windowEnd(c.aggregatorIndex(), round);
                     final ByteBuffer window = c.buffers().window(slot, ws, c.windowBytes());
-                    for (int r = 0; r < n; r++) {
-                        final long[] p = clip(c.piece(plan, r, ws, we), limits[r]);
-                        final int len = (int) (p[1] - p[0]);
-                        if (len > 0) {
-                            final ByteBuffer out = r == me ? own : c.buffers().outgoing(len);
-                            if (failure == null) {
-                                Placement.place(c.view(r), p[0], p[1], out, 0, window, ws, false, null);
-                            }
-                            if (r != me) {
-                                c.comm().send(out, len, Datatype.BYTE, r, TwoPhase.TAG_READ);
-                            }
-                        }
-                    }
+                    sendWindow(c, plan, limits, ws, we, window, own, ownInPlace, stream, failure != null);
                 }
                 for (int i = 0; i < receives.size(); i++) {
                     if (receives.get(i) != null) {
@@ -122,6 +116,44 @@ final class ReadRounds {
             WriteRounds.quietly(pending);
         }
         return Math.max(0, limits[me] - plan.starts[me]);
+    }
+
+    /**
+     * The aggregator's part of a round: each rank's piece cut out of the window and sent, and its own piece placed,
+     * straight into its memory where that is its stream.
+     *
+     * @param own        where the aggregator's own piece goes when its memory is not its stream, else null
+     * @param ownInPlace the aggregator's own piece (stream bytes) when it goes straight into {@code stream}, or null
+     * @param failed     whether the round has failed already: pieces are then sent as they are, not cut out, so
+     *                   that no rank waits for one, and the round's agreement fails every rank
+     */
+    private static void sendWindow(final RoundContext c, final TwoPhasePlan plan, final long[] limits,
+                                   final long ws, final long we, final ByteBuffer window, final ByteBuffer own,
+                                   final long[] ownInPlace, final Memory stream, final boolean failed) {
+        final int me = c.comm().rank();
+        for (int r = 0; r < c.comm().size(); r++) {
+            final long[] p = clip(c.piece(plan, r, ws, we), limits[r]);
+            final int len = (int) (p[1] - p[0]);
+            if (len <= 0) {
+                continue;
+            }
+            if (r == me) {
+                if (!failed) {
+                    if (ownInPlace != null) {
+                        Placement.place(c.view(me), p[0], p[1], stream, stream.origin() + p[0] - plan.starts[me],
+                            window, ws, false, null);
+                    } else {
+                        Placement.place(c.view(me), p[0], p[1], own, 0, window, ws, false, null);
+                    }
+                }
+                continue;
+            }
+            final ByteBuffer out = c.buffers().outgoing(len);
+            if (!failed) {
+                Placement.place(c.view(r), p[0], p[1], out, 0, window, ws, false, null);
+            }
+            c.comm().send(out, len, Datatype.BYTE, r, TwoPhase.TAG_READ);
+        }
     }
 
     /** The bytes of an aggregator's round window a read needs: from its first to its last wanted byte. */
