@@ -200,6 +200,30 @@ public final class Communicator implements AutoCloseable {
     }
 
     /**
+     * {@code copies} calls of {@link #dup()} in one, collective: the duplicates' contexts are agreed in one
+     * reduction instead of one each, which is what a duplicate costs. For a library that keeps several private
+     * communicators over the same ranks (a file's two-phase engine and its shared pointer).
+     *
+     * @param copies how many duplicates, at least 1, the same on every rank
+     * @return the duplicates, each with the same group and a new, separate context
+     * @throws ParioException if {@code copies} is less than 1 (before anything collective)
+     */
+    public Communicator[] dup(final int copies) {
+        if (copies < 1) {
+            throw ParioException.argument("dup: copies must be >= 1, got " + copies);
+        }
+        final long[] mine = {space.proposal()};
+        final long[] max = new long[1];
+        allreduce(mine, max, 1, Datatype.LONG, Op.MAX);
+        final Communicator[] out = new Communicator[copies];
+        for (int i = 0; i < copies; i++) {
+            // every rank takes the same ids in the same order from the one agreed: a context and its collectives'
+            out[i] = new Communicator(port, space.take(max[0] + 2L * i), state, space, null);
+        }
+        return out;
+    }
+
+    /**
      * {@code MPI_Comm_dup} for a thread of its own, collective: a duplicate that one other thread of this rank uses
      * while this rank's other threads go on with the original. The communicators made from the duplicate (its dups
      * and splits, the files opened on it, and theirs) take their context ids from a range of their own, so that

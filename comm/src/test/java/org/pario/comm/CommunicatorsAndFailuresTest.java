@@ -52,6 +52,41 @@ class CommunicatorsAndFailuresTest {
         });
     }
 
+    /** Duplicates made in one step have contexts of their own: apart from each other, the original and later ones. */
+    @Test
+    void duplicatesMadeTogetherKeepTheirTrafficApart() {
+        LocalCluster.run(3, world -> {
+            final int me = world.rank();
+            final Communicator[] two = world.dup(2);
+            final Communicator later = world.dup();
+            final Communicator[] all = {world, two[0], two[1], later};
+            for (final Communicator c : all) {
+                assertEquals(3, c.size());
+                assertEquals(me, c.rank());
+            }
+            // the same tag on every communicator: each receive gets the value sent on its own
+            if (me == 0) {
+                for (int k = 0; k < all.length; k++) {
+                    all[k].send(new int[] {100 + k}, 1, Datatype.INT, 1, 5);
+                }
+            } else if (me == 1) {
+                for (int k = all.length - 1; k >= 0; k--) {
+                    final int[] got = new int[1];
+                    all[k].recv(got, 1, Datatype.INT, 0, 5);
+                    assertEquals(100 + k, got[0], "communicator " + k);
+                }
+            }
+            final long[] sum = new long[1];
+            two[1].allreduce(new long[] {me + 1}, sum, 1, Datatype.LONG, Op.SUM);
+            assertEquals(6, sum[0]);
+            final ParioException e = assertThrows(ParioException.class, () -> world.dup(0));
+            assertEquals(ErrorCategory.ARGUMENT, e.category());
+            later.close();
+            two[0].close();
+            two[1].close();
+        });
+    }
+
     @Test
     void nonblockingCollectivesInFlightTogetherDoNotMix() {
         LocalCluster.run(4, world -> {

@@ -150,8 +150,15 @@ public final class ParallelFile implements AutoCloseable {
         final ParallelFile f = new ParallelFile(comm, name, modes, storage, hints);
         RuntimeException failure = earlier;
         try {
-            f.shared = new SharedPointer(comm);
-            f.twoPhase = new TwoPhase(comm, storage, hints, Aggregators.hosts(comm));
+            // the pointer's and the engine's communicators agreed in one step: an open's cost is its collectives
+            final Communicator[] own = comm.dup(2);
+            f.shared = new SharedPointer(own[0]);
+            try {
+                f.twoPhase = new TwoPhase(own[1], storage, hints, Aggregators.hosts(comm));
+            } catch (ParioException e) {
+                own[1].close();
+                throw e;
+            }
         } catch (ParioException e) {
             failure = failure == null ? e : failure;
         }

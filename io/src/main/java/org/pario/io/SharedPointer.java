@@ -25,9 +25,13 @@ final class SharedPointer implements AutoCloseable {
     private final AtomicLong value = new AtomicLong();
     private final Thread server;
 
-    /** Collective over {@code parent}: every rank builds its end of the pointer. */
-    SharedPointer(final Communicator parent) {
-        this.comm = parent.dup();
+    /**
+     * Every rank builds its end of the pointer.
+     *
+     * @param own a duplicate of the file's communicator, used by the pointer alone and closed with it
+     */
+    SharedPointer(final Communicator own) {
+        this.comm = own;
         if (comm.rank() == 0 && comm.size() > 1) {
             server = new Thread(this::serve, "pario-shared-pointer");
             server.setDaemon(true);

@@ -67,11 +67,15 @@ final class TwoPhase {
     /** The bytes all ranks move in the current call. */
     private long callBytes;
 
-    /** Collective over {@code fileComm}: chooses the aggregators. */
-    TwoPhase(final Communicator fileComm, final Storage storage, final Hints hints, final List<String> hosts) {
-        this.comm = fileComm.dup();
-        this.storage = storage;
+    /**
+     * Chooses the aggregators, the same on every rank given the same hosts and hints.
+     *
+     * @param own a duplicate of the file's communicator, used by the engine alone and closed with it
+     */
+    TwoPhase(final Communicator own, final Storage storage, final Hints hints, final List<String> hosts) {
         this.aggregators = Aggregators.choose(hosts, hints);
+        this.comm = own;
+        this.storage = storage;
         this.myAggregatorIndex = Arrays.binarySearch(aggregators, comm.rank());
         this.roundBuffers = RoundBuffers.forFile(comm.size(), aggregators.length,
             myAggregatorIndex >= 0, storage);
