@@ -212,13 +212,11 @@ public final class Communicator implements AutoCloseable {
         if (copies < 1) {
             throw ParioException.argument("dup: copies must be >= 1, got " + copies);
         }
-        final long[] mine = {space.proposal()};
-        final long[] max = new long[1];
-        allreduce(mine, max, 1, Datatype.LONG, Op.MAX);
+        final int first = agreeContext();
         final Communicator[] out = new Communicator[copies];
         for (int i = 0; i < copies; i++) {
-            // every rank takes the same ids in the same order from the one agreed: a context and its collectives'
-            out[i] = new Communicator(port, space.take(max[0] + 2L * i), state, space, null);
+            // every rank takes the same ids in the same order after the one agreed: a context and its collectives'
+            out[i] = new Communicator(port, i == 0 ? first : space.take(first + 2L * i), state, space, null);
         }
         return out;
     }

@@ -55,7 +55,7 @@ final class Chunks {
         if (!direct) {
             return ByteBuffer.allocate(bytes);
         }
-        final ByteBuffer handedOn = RoundBuffers.takeKept(bytes, alignment);
+        final ByteBuffer handedOn = RoundBuffers.keptBuffer(bytes, alignment);
         return handedOn != null ? handedOn.slice(0, bytes) : DirectBuffers.allocate(bytes, alignment);
     }
 

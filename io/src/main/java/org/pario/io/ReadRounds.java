@@ -56,24 +56,21 @@ final class ReadRounds {
                 final List<long[]> mine = new ArrayList<>();
                 final List<ByteBuffer> buffers = new ArrayList<>();
                 ByteBuffer own = null;
-                long[] ownInPlace = null;
                 for (int a = 0; a < c.aggregators().length; a++) {
                     final long[] p = clip(c.piece(plan, me, plan.windowStart(a, round), plan.windowEnd(a, round)),
                         limits[me]);
                     final int len = (int) (p[1] - p[0]);
                     if (len > 0) {
                         final boolean fromMe = c.aggregators()[a] == me;
-                        if (fromMe && stream != null) {
-                            // placed straight into the memory below, with nothing to receive or unpack
-                            ownInPlace = p;
-                            continue;
-                        }
-                        if (!fromMe && stream != null) {
-                            receives.add(c.comm().irecv(stream.at(p[0] - plan.starts[me]), len, Datatype.BYTE,
-                                c.aggregators()[a], TwoPhase.TAG_READ));
-                            mine.add(p);
-                            // in place: nothing to unpack
-                            buffers.add(null);
+                        if (stream != null) {
+                            // in place, nothing to unpack: another aggregator's piece lands in the memory, this
+                            // rank's own is placed there below with nothing to receive either
+                            if (!fromMe) {
+                                receives.add(c.comm().irecv(stream.at(p[0] - plan.starts[me]), len, Datatype.BYTE,
+                                    c.aggregators()[a], TwoPhase.TAG_READ));
+                                mine.add(p);
+                                buffers.add(null);
+                            }
                             continue;
                         }
                         final ByteBuffer b = c.buffers().readBuffer(a, len);
@@ -93,7 +90,7 @@ final class ReadRounds {
                     final long ws = plan.windowStart(c.aggregatorIndex(), round);
                     final long we = plan.windowEnd(c.aggregatorIndex(), round);
                     final ByteBuffer window = c.buffers().window(slot, ws, c.windowBytes());
-                    sendWindow(c, plan, limits, ws, we, window, own, ownInPlace, stream, failure != null);
+                    sendWindow(c, plan, limits, ws, we, window, own, stream, failure != null);
                 }
                 for (int i = 0; i < receives.size(); i++) {
                     if (receives.get(i) != null) {
@@ -122,14 +119,14 @@ final class ReadRounds {
      * The aggregator's part of a round: each rank's piece cut out of the window and sent, and its own piece placed,
      * straight into its memory where that is its stream.
      *
-     * @param own        where the aggregator's own piece goes when its memory is not its stream, else null
-     * @param ownInPlace the aggregator's own piece (stream bytes) when it goes straight into {@code stream}, or null
-     * @param failed     whether the round has failed already: pieces are then sent as they are, not cut out, so
-     *                   that no rank waits for one, and the round's agreement fails every rank
+     * @param own    where the aggregator's own piece goes when its memory is not its stream
+     * @param stream the aggregator's memory where it is its stream ({@link Views#streamMemory}), else null
+     * @param failed whether the round has failed already: pieces are then sent as they are, not cut out, so that no
+     *               rank waits for one, and the round's agreement fails every rank
      */
     private static void sendWindow(final RoundContext c, final TwoPhasePlan plan, final long[] limits,
                                    final long ws, final long we, final ByteBuffer window, final ByteBuffer own,
-                                   final long[] ownInPlace, final Memory stream, final boolean failed) {
+                                   final Memory stream, final boolean failed) {
         final int me = c.comm().rank();
         for (int r = 0; r < c.comm().size(); r++) {
             final long[] p = clip(c.piece(plan, r, ws, we), limits[r]);
@@ -139,7 +136,7 @@ final class ReadRounds {
             }
             if (r == me) {
                 if (!failed) {
-                    if (ownInPlace != null) {
+                    if (stream != null) {
                         Placement.place(c.view(me), p[0], p[1], stream, stream.origin() + p[0] - plan.starts[me],
                             window, ws, false, null);
                     } else {

@@ -141,14 +141,6 @@ final class RoundBuffers {
         }
     }
 
-    /**
-     * @return a direct buffer a closed file handed on, of at least {@code bytes} (at most twice as many) and aligned
-     *     so, or null: for a file's other direct buffers, so that they too are not first touched again
-     */
-    static ByteBuffer takeKept(final int bytes, final int alignment) {
-        return keptBuffer(bytes, alignment);
-    }
-
     /** Drops the oldest kept buffers past {@code keptBytes}; the caller holds the lock. */
     private static void trimKept(final long keptBytes) {
         long bytes = 0;
@@ -187,9 +179,10 @@ final class RoundBuffers {
      * @param bytes     the capacity wanted
      * @param alignment what the first byte's address must be a multiple of
      * @return the smallest kept direct buffer of at least {@code bytes} (and at most twice as many) whose first
-     *     byte is aligned so, or null
+     *     byte is aligned so, or null; taken from the kept ones (a file's other direct buffers, its packing chunks,
+     *     take them too, so that they are not first touched again)
      */
-    private static ByteBuffer keptBuffer(final int bytes, final int alignment) {
+    static ByteBuffer keptBuffer(final int bytes, final int alignment) {
         synchronized (IDLE) {
             ByteBuffer best = null;
             for (final ByteBuffer b : IDLE_BUFFERS) {

@@ -59,7 +59,8 @@ class ArrayAccessTest {
         return a;
     }
 
-    private static double[] doublesOf(final Path file) throws IOException {
+    /** The file's bytes as doubles in this machine's byte order. */
+    static double[] doublesOf(final Path file) throws IOException {
         final ByteBuffer b = ByteBuffer.wrap(Files.readAllBytes(file)).order(ByteOrder.nativeOrder());
         final double[] d = new double[b.remaining() / 8];
         b.asDoubleBuffer().get(d);

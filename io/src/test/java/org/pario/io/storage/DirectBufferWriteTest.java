@@ -54,13 +54,6 @@ class DirectBufferWriteTest {
         return b;
     }
 
-    private static double[] doublesOf(final Path file) throws IOException {
-        final ByteBuffer b = ByteBuffer.wrap(Files.readAllBytes(file)).order(ByteOrder.nativeOrder());
-        final double[] d = new double[b.remaining() / 8];
-        b.asDoubleBuffer().get(d);
-        return d;
-    }
-
     /**
      * Writes {@code n} doubles from {@code buf} through a view of 1 MiB runs with 1 MiB gaps, over a file whose gaps
      * hold 7.0, and returns the storage's staged and direct byte counts.
@@ -88,7 +81,7 @@ class DirectBufferWriteTest {
     }
 
     private static void assertRuns(final Path file, final int seed, final int n) throws IOException {
-        final double[] d = doublesOf(file);
+        final double[] d = ArrayAccessTest.doublesOf(file);
         assertEquals(2 * n, d.length);
         for (int i = 0; i < n; i++) {
             final int run = i / MIB_DOUBLES;
@@ -151,7 +144,7 @@ class DirectBufferWriteTest {
             }
             return null;
         });
-        final double[] d = doublesOf(file);
+        final double[] d = ArrayAccessTest.doublesOf(file);
         int i = 0;
         for (int k = 0; k < 2 * pairs; k++) {
             for (int j = 0; j < lengths[k]; j++, i++) {
