@@ -1,6 +1,7 @@
 package org.pario.io;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 import org.pario.ErrorCategory;
 import org.pario.ParioException;
@@ -30,9 +31,37 @@ public final class Agreement {
         // the first failing rank, or n: one reduction, log(n) steps where an allgather's ring took n - 1, each a
         // latency that every collective file call pays
         final int first = comm.allreduce(local == null ? n : comm.rank(), Op.MIN);
-        if (first == n) {
-            return;
+        if (first < n) {
+            throwAgreed(comm, first, local);
         }
+    }
+
+    /**
+     * Collective: {@link #agree(Communicator, Throwable)}, and in the same reduction the smallest of every rank's
+     * {@code values}, which a step that needs both a common outcome and a common figure would otherwise pay a
+     * second reduction for. A largest value travels as its bitwise complement ({@code ~v}, whose smallest is the
+     * complement of the largest).
+     *
+     * @param comm   the ranks
+     * @param local  this rank's failure, or null
+     * @param values this rank's values, as many on every rank
+     * @return per value, the smallest any rank gave, once no rank failed
+     * @throws ParioException the agreed error
+     */
+    public static long[] agreeWithMinima(final Communicator comm, final Throwable local, final long... values) {
+        final int n = comm.size();
+        final long[] mine = new long[values.length + 1];
+        mine[0] = local == null ? n : comm.rank();
+        System.arraycopy(values, 0, mine, 1, values.length);
+        final long[] least = comm.allreduce(mine, Op.MIN);
+        if (least[0] < n) {
+            throwAgreed(comm, (int) least[0], local);
+        }
+        return Arrays.copyOfRange(least, 1, least.length);
+    }
+
+    /** Rank {@code first}'s error, broadcast from it and thrown on every rank. */
+    private static void throwAgreed(final Communicator comm, final int first, final Throwable local) {
         final ParioException mine = local == null ? null : asPario(local);
         final byte[] text = mine == null ? new byte[0]
             : ((mine.agreed() ? "=" : "") + mine.category().ordinal() + ":" + mine.getMessage())

@@ -6,6 +6,7 @@ import java.net.UnknownHostException;
 import java.util.EnumSet;
 import java.util.Set;
 
+import org.pario.ErrorCategory;
 import org.pario.ParioException;
 import org.pario.comm.Communicator;
 import org.pario.datatypes.Datatype;
@@ -14,27 +15,35 @@ import org.pario.io.storage.StorageProvider;
 import org.pario.io.storage.Storages;
 
 /**
- * The collective steps of {@code MPI_File_open} that come before a file has a view: the modes checked, the file
- * created by rank 0 (exclusively with {@link Mode#EXCL}) before any other rank opens it (a file not created is
- * opened by every rank at once where its backend has nothing to repair), and every step's outcome agreed, so
- * the ranks hold an open storage each or all fail with the same error and hold nothing.
+ * The collective steps of {@code MPI_File_open} that come before a file has a view: the modes checked (the same on
+ * every rank), the file created by rank 0 (exclusively with {@link Mode#EXCL}) before any other rank opens it (a
+ * file not created is opened by every rank at once where its backend has nothing to repair), and every step's
+ * outcome agreed, the last one's by {@link ParallelFile}'s open with its own, so the ranks hold an open storage
+ * each or all fail with the same error and hold nothing.
  */
 final class FileOpening {
     private FileOpening() {
     }
 
-    /** The storage this rank opened and the modes it was opened with. */
-    record Opened(Storage storage, EnumSet<Mode> modes) {
+    /**
+     * The storage this rank opened (null where it could not), the modes it was opened with, and this rank's failure
+     * in the open's last step, which the caller agrees together with the rest of its open (null for none).
+     */
+    record Opened(Storage storage, EnumSet<Mode> modes, RuntimeException failure) {
     }
 
     /**
-     * Collective: opens {@code location} on every rank.
+     * Collective: opens {@code location} on every rank. The first step's outcome is agreed here, and with it that
+     * every rank gave the same modes (MPI asks it of {@code amode}; ranks that differed would take different steps
+     * from here on). A file not created is opened by every rank in that first step where its backend has nothing
+     * to repair; otherwise rank 0 opens (or creates) it first and the others open it after the agreement, their
+     * outcome left to the caller's agreement ({@link Opened#failure()}): an open's cost is its collectives.
      *
-     * @return this rank's storage, open on every rank
+     * @return this rank's storage, open on every rank unless {@link Opened#failure()} says otherwise
      */
     static Opened open(final Communicator comm, final String location, final Set<Mode> modes, final Hints hints) {
         final EnumSet<Mode> m = modes.isEmpty() ? EnumSet.noneOf(Mode.class) : EnumSet.copyOf(modes);
-        Throwable failure = null;
+        RuntimeException failure = null;
         int access = 0;
         for (final Mode a : new Mode[] {Mode.RDONLY, Mode.WRONLY, Mode.RDWR}) {
             access += m.contains(a) ? 1 : 0;
@@ -44,36 +53,61 @@ final class FileOpening {
         } else if (m.contains(Mode.RDONLY) && (m.contains(Mode.CREATE) || m.contains(Mode.EXCL))) {
             failure = ParioException.argument("open: RDONLY cannot be combined with CREATE or EXCL, got " + m);
         }
+        final boolean together = !m.contains(Mode.CREATE) && !repairsOnFirstOpen(location);
         Storage storage = null;
-        if (failure == null && !m.contains(Mode.CREATE) && !repairsOnFirstOpen(location)) {
-            // nothing to create or repair: every rank opens at once, and one agreement instead of two
+        if (failure == null && (together || comm.rank() == 0)) {
             try {
                 storage = Storages.open(location, request(m, comm.rank() == 0, hints));
             } catch (IOException | RuntimeException e) {
                 failure = IoErrors.of("open " + location, e);
             }
-            agreeOrClose(comm, failure, storage);
-            return new Opened(storage, m);
         }
-        if (failure == null && comm.rank() == 0) {
-            try {
-                storage = Storages.open(location, request(m, true, hints));
-            } catch (IOException | RuntimeException e) {
-                failure = IoErrors.of("open " + location, e);
+        agreeOnModes(comm, failure, m, storage);
+        if (together || comm.rank() == 0) {
+            return new Opened(storage, m, null);
+        }
+        try {
+            return new Opened(Storages.open(location, request(m, false, hints)), m, null);
+        } catch (IOException | RuntimeException e) {
+            return new Opened(null, m, IoErrors.of("open " + location, e));
+        }
+    }
+
+    /**
+     * Collective: agrees on {@code failure} and that every rank gave the modes {@code m}, in one reduction; on any
+     * failure every rank closes {@code storage} (if it holds one) and throws the same error.
+     */
+    private static void agreeOnModes(final Communicator comm, final Throwable failure, final EnumSet<Mode> m,
+                                     final Storage storage) {
+        final long bits = bits(m);
+        try {
+            final long[] least = Agreement.agreeWithMinima(comm, failure, bits, ~bits);
+            if (least[0] != ~least[1]) {
+                throw new ParioException(ErrorCategory.ARGUMENT, "open: every rank must give the same modes, got "
+                    + modesOf(least[0]) + " on some ranks and " + modesOf(~least[1]) + " on others", null, true);
+            }
+        } catch (ParioException e) {
+            closeQuietly(storage, e);
+            throw e;
+        }
+    }
+
+    private static long bits(final Set<Mode> m) {
+        long bits = 0;
+        for (final Mode mode : m) {
+            bits |= 1L << mode.ordinal();
+        }
+        return bits;
+    }
+
+    private static EnumSet<Mode> modesOf(final long bits) {
+        final EnumSet<Mode> m = EnumSet.noneOf(Mode.class);
+        for (final Mode mode : Mode.values()) {
+            if ((bits & 1L << mode.ordinal()) != 0) {
+                m.add(mode);
             }
         }
-        agreeOrClose(comm, failure, storage);
-        if (comm.rank() != 0) {
-            try {
-                storage = Storages.open(location, request(m, false, hints));
-            } catch (IOException | RuntimeException e) {
-                failure = IoErrors.of("open " + location, e);
-            }
-            agreeOrClose(comm, failure, storage);
-        } else {
-            agreeOrClose(comm, null, storage);
-        }
-        return new Opened(storage, m);
+        return m;
     }
 
     /**
@@ -104,15 +138,20 @@ final class FileOpening {
             Agreement.agree(comm, failure);
         } catch (ParioException e) {
             for (final AutoCloseable h : held) {
-                if (h != null) {
-                    try {
-                        h.close();
-                    } catch (Exception suppressed) {
-                        e.addSuppressed(suppressed);
-                    }
-                }
+                closeQuietly(h, e);
             }
             throw e;
+        }
+    }
+
+    /** Closes {@code held} (when there is one), its failure added to {@code e}'s suppressed ones. */
+    private static void closeQuietly(final AutoCloseable held, final ParioException e) {
+        if (held != null) {
+            try {
+                held.close();
+            } catch (Exception suppressed) {
+                e.addSuppressed(suppressed);
+            }
         }
     }
 

@@ -2,6 +2,7 @@ package org.pario.io;
 
 import java.io.IOException;
 import java.nio.file.NoSuchFileException;
+import java.util.List;
 import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.Set;
@@ -107,22 +108,27 @@ public final class ParallelFile implements AutoCloseable {
      * @param modes    exactly one of RDONLY, WRONLY, RDWR, plus any others
      * @param hints    tuning hints
      * @param decorate given the storage this rank opened, returns the one the file uses; null for none. Every
-     *                 rank calls it at the same point, once every rank has opened its storage and before the file's
-     *                 own collective steps, so it may run collectives on {@code comm} itself. It may throw (a
-     *                 {@link ParioException} says best what is wrong): the open then fails on every rank with the
-     *                 first failing rank's error, the storage closed
+     *                 rank calls it at the same point, after the open's first agreed step and before the file's
+     *                 own collective steps, so it may run collectives on {@code comm} itself; a rank whose own
+     *                 open failed is given null (the open then fails on every rank, whatever it returns). It may
+     *                 throw (a {@link ParioException} says best what is wrong): the open then fails on every rank
+     *                 with the first failing rank's error, the storage closed
      * @return the open file
      */
     public static ParallelFile open(final Communicator comm, final String location, final Set<Mode> modes,
                              final Hints hints, final UnaryOperator<Storage> decorate) {
         final FileOpening.Opened opened = FileOpening.open(comm, location, modes, hints);
         Storage storage = opened.storage();
-        RuntimeException failure = null;
+        RuntimeException failure = opened.failure();
         if (decorate != null) {
             try {
-                storage = Objects.requireNonNull(decorate.apply(storage), "the storage decorator returned null");
+                final Storage decorated = decorate.apply(storage);
+                if (storage != null) {
+                    storage = Objects.requireNonNull(decorated, "the storage decorator returned null");
+                }
             } catch (RuntimeException e) {
-                // agreed with the open's own outcome below: a rank alone leaving here would leave the others waiting
+                // agreed with the open's own outcome below: a rank alone leaving here would leave the others
+                // waiting; the decorator's error says more than the open's (a checkpoint's own, about its file)
                 failure = e;
             }
         }
@@ -144,26 +150,49 @@ public final class ParallelFile implements AutoCloseable {
         return onStorage(comm, name, modes, storage, hints, null);
     }
 
-    /** As above, with this rank's failure so far ({@code earlier}, or null) agreed with the rest. */
+    /**
+     * As above, with this rank's failure so far ({@code earlier}, or null) agreed with the rest; {@code storage} is
+     * null where this rank could not open the file ({@code earlier} says why).
+     */
     private static ParallelFile onStorage(final Communicator comm, final String name, final Set<Mode> modes,
                                           final Storage storage, final Hints hints, final RuntimeException earlier) {
-        final ParallelFile f = new ParallelFile(comm, name, modes, storage, hints);
         RuntimeException failure = earlier;
+        ParallelFile f = null;
+        Communicator[] own = null;
         try {
-            // the pointer's and the engine's communicators agreed in one step: an open's cost is its collectives
-            final Communicator[] own = comm.dup(2);
-            f.shared = new SharedPointer(own[0]);
-            try {
-                f.twoPhase = new TwoPhase(own[1], storage, hints, Aggregators.hosts(comm));
-            } catch (ParioException e) {
-                own[1].close();
-                throw e;
+            // the pointer's and the engine's communicators agreed in one step: an open's cost is its collectives.
+            // Both steps are collective (the hosts the first time a communicator asks), so every rank takes them,
+            // whatever it holds
+            own = comm.dup(2);
+            final List<String> hosts = Aggregators.hosts(comm);
+            if (storage != null) {
+                f = new ParallelFile(comm, name, modes, storage, hints);
+                f.shared = new SharedPointer(own[0]);
+                f.twoPhase = new TwoPhase(own[1], storage, hints, hosts);
             }
         } catch (ParioException e) {
             failure = failure == null ? e : failure;
         }
-        FileOpening.agreeOrClose(comm, failure, f::releaseLocally);
+        final ParallelFile made = f;
+        final Communicator[] dups = own;
+        FileOpening.agreeOrClose(comm, failure, () -> releaseFailedOpen(made, dups, storage));
         return f;
+    }
+
+    /** What an open that failed on some rank left on this one, released here without collectives. */
+    private static void releaseFailedOpen(final ParallelFile f, final Communicator[] own, final Storage storage)
+        throws IOException {
+        if (f != null) {
+            f.releaseLocally();
+        } else if (storage != null) {
+            storage.close();
+        }
+        if (own != null) {
+            // closing is idempotent: those the file took are closed already
+            for (final Communicator c : own) {
+                c.close();
+            }
+        }
     }
 
     // ------------------------------------------------------------------ view and pointers
@@ -187,13 +216,10 @@ public final class ParallelFile implements AutoCloseable {
             failure = e;
         }
         v = candidate;
-        Agreement.agree(comm, failure);
-        if (comm.rank() == 0) {
-            // no rank can use the shared pointer before the allgather of the views, which waits for this rank
-            shared.setOnRoot(0);
-        }
-        // learns every rank's view, and fails on every rank alike unless they share datarep and etype extent
-        twoPhase.setViews(v, monotone);
+        // agrees on every rank's failure, learns every rank's view, and fails on every rank alike unless they share
+        // datarep and etype extent
+        twoPhase.setViews(v, monotone, failure);
+        shared.viewTaken();
         view = v;
         pointer = 0;
     }
@@ -616,7 +642,11 @@ public final class ParallelFile implements AutoCloseable {
             chunks.release();
             workers.shutdown();
         }
-        if (modes.contains(Mode.DELETE_ON_CLOSE) && comm.rank() == 0) {
+        if (!modes.contains(Mode.DELETE_ON_CLOSE)) {
+            // every rank opened with the same modes (the open checked), so every rank or none agrees on a delete
+            return;
+        }
+        if (comm.rank() == 0) {
             try {
                 Storages.delete(path);
             } catch (NoSuchFileException e) {
@@ -625,7 +655,7 @@ public final class ParallelFile implements AutoCloseable {
                 failure = IoErrors.of("delete of " + path, e);
             }
         }
-        Agreement.agree(comm, modes.contains(Mode.DELETE_ON_CLOSE) && comm.rank() == 0 ? failure : null);
+        Agreement.agree(comm, failure);
     }
 
     /** {@code MPI_File_delete}: deletes a file that no one has open. */

@@ -11,8 +11,10 @@ import org.pario.datatypes.Datatype;
 /**
  * The shared file pointer of one open file, in etypes: one counter held by rank 0 and served by a thread of rank 0
  * over a private communicator, so that {@code readShared}/{@code writeShared} on any rank can reserve their range
- * with one round trip and no lock file. Collective moves (ordered access, {@code seekShared}, {@code setView}) are
- * made by rank 0 directly, at a point of the collective every rank passes through.
+ * with one round trip and no lock file. Collective moves (ordered access, {@code seekShared}) are made by rank 0
+ * directly, at a point of the collective every rank passes through. A view's reset to 0 needs no step of its own:
+ * every rank counts the views it has taken and sends the count with each request, and the pointer is reset when
+ * the first use of a newer view reaches it (every use under the older view ended before any rank took the newer).
  */
 final class SharedPointer implements AutoCloseable {
     private static final int REQUEST = 1;
@@ -23,6 +25,10 @@ final class SharedPointer implements AutoCloseable {
     private final Communicator comm;
     /** The counter itself; meaningful on rank 0 only. */
     private final AtomicLong value = new AtomicLong();
+    /** The views this rank has taken ({@link #viewTaken()}). */
+    private volatile long views;
+    /** On rank 0: the views the counter has been reset for. */
+    private long viewsServed;
     private final Thread server;
 
     /**
@@ -48,18 +54,30 @@ final class SharedPointer implements AutoCloseable {
      */
     synchronized long fetchAdd(final long delta) {
         if (comm.rank() == 0) {
-            return value.getAndAdd(delta);
+            return counter(views).getAndAdd(delta);
         }
         // one request at a time per rank (synchronized), so replies cannot be taken by the wrong caller
-        comm.send(new long[] {FETCH_ADD, delta}, 2, Datatype.LONG, 0, REQUEST);
+        comm.send(new long[] {FETCH_ADD, delta, views}, 3, Datatype.LONG, 0, REQUEST);
         final long[] reply = new long[1];
         comm.recv(reply, 1, Datatype.LONG, 0, REPLY);
         return reply[0];
     }
 
-    /** Rank 0 only, inside a collective: sets the pointer. */
-    void setOnRoot(final long etypes) {
-        value.set(etypes);
+    /**
+     * Every rank, at the end of a {@code setView} that succeeded everywhere: the pointer is 0 for this view's first
+     * use, from whichever rank it comes.
+     */
+    void viewTaken() {
+        views++;
+    }
+
+    /** Rank 0: the counter, reset first if a use under a newer view than it was reset for reaches it. */
+    private synchronized AtomicLong counter(final long viewsOfUse) {
+        if (viewsOfUse > viewsServed) {
+            value.set(0);
+            viewsServed = viewsOfUse;
+        }
+        return value;
     }
 
     /**
@@ -86,7 +104,7 @@ final class SharedPointer implements AutoCloseable {
         }
         final long[] base = new long[1];
         if (comm.rank() == 0) {
-            base[0] = value.getAndAdd(total);
+            base[0] = counter(views).getAndAdd(total);
         }
         comm.bcast(base, 1, Datatype.LONG, 0);
         return base[0] + before;
@@ -95,18 +113,18 @@ final class SharedPointer implements AutoCloseable {
     /** Collective, with the same {@code etypes} on every rank: sets the pointer before any rank uses it again. */
     void seekCollectively(final long etypes) {
         if (comm.rank() == 0) {
-            value.set(etypes);
+            counter(views).set(etypes);
         }
         // no rank may reserve from the pointer before rank 0 has set it
         comm.barrier();
     }
 
     private void serve() {
-        final long[] request = new long[2];
+        final long[] request = new long[3];
         while (true) {
             final Status from;
             try {
-                from = comm.recv(request, 2, Datatype.LONG, Communicator.ANY_SOURCE, REQUEST);
+                from = comm.recv(request, 3, Datatype.LONG, Communicator.ANY_SOURCE, REQUEST);
             } catch (ParioException e) {
                 // a failed or departed peer: the comm layer fails every other rank's pending requests too
                 return;
@@ -114,7 +132,7 @@ final class SharedPointer implements AutoCloseable {
             if (request[0] == STOP) {
                 return;
             }
-            final long before = value.getAndAdd(request[1]);
+            final long before = counter(request[2]).getAndAdd(request[1]);
             try {
                 comm.send(new long[] {before}, 1, Datatype.LONG, from.source(), REPLY);
             } catch (ParioException e) {
@@ -127,7 +145,7 @@ final class SharedPointer implements AutoCloseable {
     @Override
     public void close() {
         if (server != null) {
-            comm.send(new long[] {STOP, 0}, 2, Datatype.LONG, 0, REQUEST);
+            comm.send(new long[] {STOP, 0, 0}, 3, Datatype.LONG, 0, REQUEST);
             try {
                 server.join(10_000);
             } catch (InterruptedException e) {

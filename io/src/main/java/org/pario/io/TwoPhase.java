@@ -102,30 +102,39 @@ final class TwoPhase {
     }
 
     /**
-     * Collective: learns every rank's view, as text, and checks what every call needs to agree on: the same etype
-     * extent and datarep everywhere (an etype is parsed once per distinct text). Where every rank's view is a darray
-     * of that rank, the same but for the rank (a distributed array's), the ranks agree on one text instead of
-     * sending each their own. The filetypes are parsed when a call first needs them ({@link RankViews}).
+     * Collective: agrees on every rank's {@code failure} (a view it could not take), learns every rank's view, as
+     * text, and checks what every call needs to agree on: the same etype extent and datarep everywhere (an etype is
+     * parsed once per distinct text). Where every rank's view is a darray of that rank, the same but for the rank (a
+     * distributed array's), the ranks agree on one text instead of sending each their own, in the same reduction
+     * as the failures. The filetypes are parsed when a call first needs them ({@link RankViews}).
+     *
+     * @param mine    this rank's view; null where {@code failure} is not
+     * @param failure this rank's failure so far, or null
      */
-    void setViews(final FileView mine, final boolean mineMonotone) {
-        // each rank reads its own text back before sending it, so that no other rank can fail to parse it later,
-        // inside a call and alone; a text that does not read back fails setView on every rank instead
-        String text = viewText(mine, mineMonotone);
-        try {
-            final FileView back = viewOf(text.split("\n"));
-            if (!back.equals(mine)) {
-                throw new IllegalStateException("it reads back as " + back);
+    void setViews(final FileView mine, final boolean mineMonotone, final Throwable failure) {
+        String text = UNREADABLE;
+        String[] template = null;
+        if (failure == null) {
+            // each rank reads its own text back before sending it, so that no other rank can fail to parse it
+            // later, inside a call and alone; a text that does not read back fails setView on every rank instead
+            text = viewText(mine, mineMonotone);
+            try {
+                final FileView back = viewOf(text.split("\n"));
+                if (!back.equals(mine)) {
+                    throw new IllegalStateException("it reads back as " + back);
+                }
+            } catch (RuntimeException e) {
+                text = UNREADABLE + e.getMessage();
             }
-        } catch (RuntimeException e) {
-            text = UNREADABLE + e.getMessage();
+            // the usual checkpoint view: a darray of this rank of the communicator, the same expression on every
+            // rank but for the rank; then one text serves for all, instead of every rank's text to every rank (an
+            // unreadable text is no template, so such a view always goes the long way and fails there)
+            template = darrayTemplate(mine, text, comm.size(), comm.rank());
         }
-        // the usual checkpoint view: a darray of this rank of the communicator, the same expression on every rank
-        // but for the rank; then one text serves for all, instead of every rank's text to every rank (an
-        // unreadable text is no template, so such a view always goes the long way and fails there)
-        final String[] template = darrayTemplate(mine, text, comm.size(), comm.rank());
         final String joined = template == null ? "" : template[0] + UNREADABLE + template[1];
         final String rootTemplate = comm.bcast(joined, 0);
-        if (comm.allreduce(template != null && joined.equals(rootTemplate) ? 1 : 0, Op.MIN) == 1) {
+        final boolean sameTemplate = template != null && joined.equals(rootTemplate);
+        if (Agreement.agreeWithMinima(comm, failure, sameTemplate ? 1 : 0)[0] == 1) {
             final boolean[] m = new boolean[comm.size()];
             Arrays.fill(m, mineMonotone);
             views = RankViews.ofTemplate(template[0], template[1], comm.size(), comm.rank(), mine);

@@ -317,6 +317,32 @@ class ParallelFileTest {
     }
 
     /**
+     * MPI asks every rank for the same modes: ranks that differ (one creating, one deleting on close) fail the open
+     * alike, naming both sets, instead of taking different steps and waiting for each other; the file is as before.
+     */
+    @Test
+    void ranksThatGiveDifferentModesFailTheOpenAlike() throws Exception {
+        final Path exists = dir.resolve("kept.bin");
+        Files.write(exists, new byte[] {1, 2, 3});
+        final ParioException creating = assertThrows(ParioException.class, () -> LocalCluster.run(3, comm ->
+            ParallelFile.open(comm, exists.toString(), comm.rank() == 1 ? EnumSet.of(Mode.CREATE, Mode.RDWR)
+                : EnumSet.of(Mode.RDWR)).close()));
+        assertTrue(creating.getMessage().contains("every rank must give the same modes, got [RDWR] on some ranks "
+            + "and [RDWR, CREATE] on others"), creating.getMessage());
+        assertEquals(ErrorCategory.ARGUMENT, creating.category());
+        assertTrue(creating.agreed());
+        final ParioException deleting = assertThrows(ParioException.class, () -> LocalCluster.run(2, comm ->
+            ParallelFile.open(comm, exists.toString(), comm.rank() == 0 ? EnumSet.of(Mode.RDONLY,
+                Mode.DELETE_ON_CLOSE) : EnumSet.of(Mode.RDONLY)).close()));
+        assertTrue(deleting.getMessage().contains("same modes"), deleting.getMessage());
+        assertArrayEquals(new byte[] {1, 2, 3}, Files.readAllBytes(exists));
+        // the same modes in another order are the same modes
+        LocalCluster.run(2, comm -> ParallelFile.open(comm, exists.toString(), comm.rank() == 0
+            ? EnumSet.of(Mode.RDWR, Mode.APPEND) : EnumSet.of(Mode.APPEND, Mode.RDWR)).close());
+        assertArrayEquals(new byte[] {1, 2, 3}, Files.readAllBytes(exists));
+    }
+
+    /**
      * A storage decorator that fails on one rank fails the open on every rank with that rank's error, the others
      * never left waiting; every rank calls it at the same point, so it may take part in collectives.
      */

@@ -143,6 +143,44 @@ class SharedAndRepresentationTest {
         assertArrayEquals(new int[] {11, 12, 20, 21, 22, 0, 0, 0, 0, 0, 30, 31, 32}, all);
     }
 
+    /**
+     * A view's reset of the shared pointer comes with its first use, from whichever rank: a rank that writes through
+     * the shared pointer as soon as its {@code setView} returns starts at 0 even while rank 0 is still elsewhere,
+     * after uses under the old view from every rank; a {@code setView} that fails on one rank leaves the pointer
+     * where it was on every rank.
+     */
+    @Test
+    void aViewResetsTheSharedPointerForItsFirstUseAndAFailedOneDoesNot() throws Exception {
+        final Path file = dir.resolve("views.bin");
+        LocalCluster.run(3, comm -> {
+            final int r = comm.rank();
+            try (ParallelFile f = ParallelFile.open(comm, file.toString(), CREATE_RW)) {
+                f.setView(0, Datatype.INT, Datatype.INT, DataRepresentation.NATIVE);
+                f.writeShared(new int[] {r, r}, 2, Datatype.INT);
+                if (r == 2) {
+                    // the last use under the old view comes late
+                    Thread.sleep(50);
+                    f.writeShared(new int[] {9}, 1, Datatype.INT);
+                }
+                f.setView(0, Datatype.INT, Datatype.INT, DataRepresentation.NATIVE);
+                if (r == 1) {
+                    f.writeShared(new int[] {41, 42}, 2, Datatype.INT);
+                } else if (r == 0) {
+                    Thread.sleep(50);
+                }
+                comm.barrier();
+                assertEquals(2, f.positionShared(), "the new view's first use started at 0");
+                final ParioException refused = assertThrows(ParioException.class, () -> f.setView(0, Datatype.INT,
+                    r == 2 ? Datatype.contiguous(3, Datatype.BYTE) : Datatype.INT, DataRepresentation.NATIVE));
+                assertTrue(refused.getMessage().startsWith("rank 2: "), refused.getMessage());
+                assertEquals(2, f.positionShared(), "a view refused on one rank resets nothing");
+            }
+        });
+        final ByteBuffer b = ByteBuffer.wrap(Files.readAllBytes(file)).order(ByteOrder.nativeOrder());
+        assertEquals(41, b.getInt(0));
+        assertEquals(42, b.getInt(4));
+    }
+
     @Test
     void aSequentialFileAllowsOnlySharedAndOrderedAccess() throws Exception {
         final Path file = dir.resolve("sequential.bin");

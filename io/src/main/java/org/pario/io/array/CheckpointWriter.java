@@ -187,7 +187,7 @@ public final class CheckpointWriter {
         final Communicator comm = communicator();
         final Phases phases = new Phases(target, comm);
         phases.begin(CheckpointListener.Phase.AGREE, 0);
-        final CheckpointHeader planned = agreedPlan(comm);
+        final Plan planned = agreedPlan(comm);
         phases.end();
         final List<Source> sources = new ArrayList<>();
         for (final Entry e : entries) {
@@ -232,7 +232,8 @@ public final class CheckpointWriter {
         async.awaitPrevious();
         final Phases agree = new Phases(target, comm);
         agree.begin(CheckpointListener.Phase.AGREE, 0);
-        final CheckpointHeader planned = agreedPlan(comm);
+        final Plan plan = agreedPlan(comm);
+        final CheckpointHeader planned = plan.header();
         agree.end();
         // before one file offset agreed by all ranks from the buffers, after it from a staged copy (StagingSplit)
         final List<DistributedArray<?>> arrays = entries.stream().<DistributedArray<?>>map(Entry::array).toList();
@@ -250,7 +251,7 @@ public final class CheckpointWriter {
         final boolean fromBuffers = sources.stream().anyMatch(x -> x.headCount() > 0);
         return async.submit(staged, fromBuffers, (background, drained) -> {
             final Phases phases = new Phases(target, background);
-            final CheckpointHeader written = writePlanned(background, planned, phases, sources, true, drained);
+            final CheckpointHeader written = writePlanned(background, plan, phases, sources, true, drained);
             target.retain(background);
             // after the collective calls: a listener's failure is this rank's alone
             agree.rethrowListenerFailure();
@@ -285,13 +286,19 @@ public final class CheckpointWriter {
      * they only append (HDFS). With {@code split}, every array is written in two collective writes (head, then
      * tail), on every rank alike; {@code drained} runs once nothing more is read from the ranks' own buffers.
      */
-    private CheckpointHeader writePlanned(final Communicator comm, final CheckpointHeader planned,
-                                          final Phases phases, final List<Source> sources, final boolean split,
-                                          final Runnable drained) {
+    private CheckpointHeader writePlanned(final Communicator comm, final Plan planned, final Phases phases,
+                                          final List<Source> sources, final boolean split, final Runnable drained) {
         final StorageProvider provider = Storages.providerOf(target.location());
         final Writing w = new Writing(sources, split, drained);
         return provider.capabilities().contains(Storage.Capability.POSITIONAL_WRITE)
             ? writeInPlace(comm, planned, phases, provider, w) : writeStaged(comm, planned, phases, provider, w);
+    }
+
+    /**
+     * A checkpoint's layout as every rank agreed it, and rank 0's random tag for its hidden files (unique among
+     * writers of the same target), which came with it.
+     */
+    private record Plan(CheckpointHeader header, String tag) {
     }
 
     /** The sources of one write and what to tell once the ranks' buffers are no longer read. */
@@ -302,11 +309,12 @@ public final class CheckpointWriter {
      * Writing where files take positional writes: the arrays go collectively into a hidden file beside the target,
      * synced and checksummed, rank 0 writes and syncs the header into it and renames it over the target.
      */
-    private CheckpointHeader writeInPlace(final Communicator comm, final CheckpointHeader planned,
-                                          final Phases phases, final StorageProvider provider, final Writing w) {
+    private CheckpointHeader writeInPlace(final Communicator comm, final Plan plan, final Phases phases,
+                                          final StorageProvider provider, final Writing w) {
         final String location = target.location();
-        final String hidden = Storages.sibling(location, "." + Storages.fileName(location) + ".pario-"
-            + Long.toHexString(sharedRandom(comm)) + ".tmp");
+        final CheckpointHeader planned = plan.header();
+        final String hidden = Storages.sibling(location, "." + Storages.fileName(location) + ".pario-" + plan.tag()
+            + ".tmp");
         Throwable failure;
         CheckpointHeader done = null;
         try {
@@ -326,8 +334,9 @@ public final class CheckpointWriter {
         } catch (IOException | RuntimeException e) {
             failure = e instanceof IOException io ? io(io) : e;
         }
+        final long created;
         try {
-            Agreement.agree(comm, failure);
+            created = createdAgreed(comm, failure, done);
         } catch (ParioException e) {
             if (comm.rank() == 0) {
                 try {
@@ -339,14 +348,19 @@ public final class CheckpointWriter {
             throw e;
         }
         phases.end();
-        return created(comm, done);
+        return done.createdAt(Instant.ofEpochMilli(created));
     }
 
-    /** Every rank returns the header with rank 0's time, as written. */
-    private static CheckpointHeader created(final Communicator comm, final CheckpointHeader done) {
-        final long[] millis = {comm.rank() == 0 ? done.created().toEpochMilli() : 0};
-        comm.bcast(millis, 1, Datatype.LONG, 0);
-        return done.createdAt(Instant.ofEpochMilli(millis[0]));
+    /**
+     * Collective: agrees on the commit's outcome and, in the same reduction, gives every rank rank 0's time, as
+     * written in the header.
+     *
+     * @return the header's time, in milliseconds since the epoch
+     */
+    private static long createdAgreed(final Communicator comm, final Throwable failure, final CheckpointHeader done) {
+        // the largest of rank 0's time and the others' zeros, travelling as its complement
+        final long millis = comm.rank() == 0 && done != null ? done.created().toEpochMilli() : 0;
+        return ~Agreement.agreeWithMinima(comm, failure, ~millis)[0];
     }
 
     private ParioException io(final IOException e) {
@@ -355,9 +369,10 @@ public final class CheckpointWriter {
 
     /**
      * The layout of the checkpoint, after every rank has checked its own buffers and that it describes the same
-     * arrays, layouts and attributes as rank 0 (the header text, which names them all, is compared).
+     * arrays, layouts and attributes as rank 0 (the header text, which names them all, is compared), and rank 0's
+     * tag for the hidden files, sent with its text: a checkpoint's fixed cost is its collectives.
      */
-    private CheckpointHeader agreedPlan(final Communicator comm) {
+    private Plan agreedPlan(final Communicator comm) {
         CheckpointHeader planned = null;
         Throwable failure = null;
         String text = "";
@@ -367,17 +382,24 @@ public final class CheckpointWriter {
         } catch (RuntimeException e) {
             failure = e;
         }
-        final byte[] rootBytes = RootBytes.broadcast(comm, text.getBytes(StandardCharsets.UTF_8));
-        if (failure == null && !new String(rootBytes, StandardCharsets.UTF_8).equals(text)) {
+        final byte[] mine = text.getBytes(StandardCharsets.UTF_8);
+        final ByteBuffer tagged = ByteBuffer.allocate(Long.BYTES + mine.length);
+        if (comm.rank() == 0) {
+            tagged.putLong(new SecureRandom().nextLong() & Long.MAX_VALUE);
+        }
+        tagged.position(Long.BYTES);
+        tagged.put(mine);
+        final byte[] root = RootBytes.broadcast(comm, tagged.array());
+        final String rootText = new String(root, Long.BYTES, root.length - Long.BYTES, StandardCharsets.UTF_8);
+        if (failure == null && !rootText.equals(text)) {
             failure = ParioException.argument("checkpoint " + target.location() + ": rank " + comm.rank()
-                + " describes other arrays, layouts or attributes than rank 0: " + difference(rootBytes, text));
+                + " describes other arrays, layouts or attributes than rank 0: " + difference(rootText, text));
         }
         Agreement.agree(comm, failure);
-        return planned;
+        return new Plan(planned, Long.toHexString(ByteBuffer.wrap(root).getLong()));
     }
 
-    private static String difference(final byte[] root, final String mine) {
-        final String theirs = new String(root, StandardCharsets.UTF_8);
+    private static String difference(final String theirs, final String mine) {
         int at = 0;
         while (at < theirs.length() && at < mine.length() && theirs.charAt(at) == mine.charAt(at)) {
             at++;
@@ -437,11 +459,12 @@ public final class CheckpointWriter {
      * back for their checksums, rank 0 writes the header into a second hidden file of exactly the header region's
      * size, appends the data file to it in one step, and renames the result over the target, in one step too.
      */
-    private CheckpointHeader writeStaged(final Communicator comm, final CheckpointHeader planned,
-                                         final Phases phases, final StorageProvider p, final Writing w) {
+    private CheckpointHeader writeStaged(final Communicator comm, final Plan plan, final Phases phases,
+                                         final StorageProvider p, final Writing w) {
         final String location = target.location();
         final String name = Storages.fileName(location);
-        final String tag = Long.toHexString(sharedRandom(comm));
+        final CheckpointHeader planned = plan.header();
+        final String tag = plan.tag();
         final String data = Storages.sibling(location, "." + name + ".pario-" + tag + ".data");
         final String head = Storages.sibling(location, "." + name + ".pario-" + tag + ".tmp");
         final long first = planned.arrays().get(0).offset();
@@ -464,8 +487,9 @@ public final class CheckpointWriter {
         } catch (IOException | RuntimeException e) {
             failure = e instanceof IOException io ? io(io) : e;
         }
+        final long created;
         try {
-            Agreement.agree(comm, failure);
+            created = createdAgreed(comm, failure, done);
         } catch (ParioException e) {
             if (comm.rank() == 0) {
                 for (final String hidden : new String[] {data, data + ".tail", head}) {
@@ -479,7 +503,7 @@ public final class CheckpointWriter {
             throw e;
         }
         phases.end();
-        return created(comm, done);
+        return done.createdAt(Instant.ofEpochMilli(created));
     }
 
     /**
@@ -523,8 +547,12 @@ public final class CheckpointWriter {
         if (lastHead < 0) {
             w.drained().run();
         }
+        // trailing padding of the last element is no data, so nothing writes it, yet a file written in place must
+        // hold the whole last array, for readers that map it as a plain array: rank 0 gives it its length as it
+        // opens it, before any rank writes, rather than in a collective step of its own
+        final long length = shift == 0 && comm.rank() == 0 ? planned.fileBytes() : -1;
         try (ParallelFile f = ParallelFile.open(comm, file, EnumSet.of(Mode.CREATE, Mode.EXCL, Mode.RDWR),
-            target.hints(), sums::watching)) {
+            target.hints(), storage -> sums.watching(sized(storage, length)))) {
             final long[] before = {0};
             f.setProgress((done, total) -> phases.progress(before[0] + done));
             for (int i = 0; i < entries.size(); i++) {
@@ -544,14 +572,23 @@ public final class CheckpointWriter {
                 }
                 before[0] += a.bytes();
             }
-            if (shift == 0) {
-                // trailing padding of the last element is no data, so nothing wrote it: the file must still hold
-                // the whole last array, for readers that map it as a plain array
-                f.preallocate(planned.fileBytes());
-            }
             f.sync();
         }
         phases.end();
+    }
+
+    /** {@code storage} extended to {@code length} bytes where that is not negative and it holds fewer. */
+    private Storage sized(final Storage storage, final long length) {
+        if (storage != null && length >= 0) {
+            try {
+                if (storage.size() < length) {
+                    storage.truncate(length);
+                }
+            } catch (IOException e) {
+                throw io(e);
+            }
+        }
+        return storage;
     }
 
     /**
@@ -599,11 +636,5 @@ public final class CheckpointWriter {
         }
         phases.end();
         return h.withArrays(out);
-    }
-
-    private static long sharedRandom(final Communicator comm) {
-        final long[] r = {new SecureRandom().nextLong() & Long.MAX_VALUE};
-        comm.bcast(r, 1, Datatype.LONG, 0);
-        return r[0];
     }
 }
