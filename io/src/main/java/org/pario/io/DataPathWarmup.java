@@ -22,7 +22,13 @@ import org.pario.datatypes.Packer;
  * whatever each call moves; a checkpoint of 1 GiB makes that many of some (a pack per chunk of a staged message) and
  * a few hundred of others (a placement per piece a round), and so did the exchange's warm-up, which moves hundreds of
  * MiB in a few large calls. So this runs {@link #CALLS} calls of each, on pieces of at most 2 KiB: a few MiB moved in
- * all. What a first call still pays is measured in docs/benchmarks.md, "Checkpoints".
+ * all. The optimised code is only as good as what its profile saw: a case it never met (an empty piece, a piece
+ * long enough to end a run's fast path, a heap buffer where only direct ones came, a rank's own array as the
+ * piece) makes the compiled method fall back to the interpreter when the first checkpoint meets it, and compile
+ * again inside it. So the calls mix direct and heap buffers, every {@value #LONG_EVERY}th piece is
+ * {@value #LONG_PIECE_BYTES} bytes long and every {@value #ROUND_EVERY}th {@value #ROUND_PIECE_BYTES}, every
+ * {@value #EMPTY_EVERY}th is empty, every {@value #LAST_EVERY}th ends where the stream ends, and pieces are placed
+ * from the sample itself as well. What a first call still pays is measured in docs/benchmarks.md, "Checkpoints".
  */
 public final class DataPathWarmup {
     /** Calls of each kind: past HotSpot's thresholds for its optimising tier (5,000 calls) with room to spare. */
@@ -33,6 +39,18 @@ public final class DataPathWarmup {
     private static final int HOLES_EVERY = 8;
     /** Stream bytes of a piece, at most. */
     private static final int PIECE_BYTES = 2048;
+    /** Every this many pieces, one is long. */
+    private static final int LONG_EVERY = 16;
+    /** Stream bytes of a long piece, at most. */
+    private static final int LONG_PIECE_BYTES = 128 << 10;
+    /** Every this many pieces, one is as long as a round's can be. */
+    private static final int ROUND_EVERY = 256;
+    /** Stream bytes of a round-long piece, at most. */
+    private static final int ROUND_PIECE_BYTES = 2 << 20;
+    /** Every this many pieces, one is empty. */
+    private static final int EMPTY_EVERY = 64;
+    /** Every this many pieces, one ends where the stream ends, as a call's last piece does. */
+    private static final int LAST_EVERY = 32;
     /** The most file bytes one warm-up window spans. */
     private static final int WINDOW_BYTES = 8 << 20;
 
@@ -70,56 +88,71 @@ public final class DataPathWarmup {
             return 0;
         }
         // a window four times the first piece's span holds most pieces of a regular view; one that does not fit
-        // is left out
+        // is left out (long pieces are kept to windows that hold them)
         final int window = (int) Math.min(WINDOW_BYTES, (4 * firstSpan + 0xffff) & ~0xffffL);
-        final ByteBuffer data = ByteBuffer.allocateDirect(piece);
-        final ByteBuffer staged = ByteBuffer.allocateDirect(piece);
+        final int longPiece = (int) Math.min(streamBytes, Math.max(piece, LONG_PIECE_BYTES));
+        final int roundPiece = (int) Math.min(streamBytes, Math.max(piece, ROUND_PIECE_BYTES));
+        final ByteBuffer[] data = {ByteBuffer.allocateDirect(roundPiece), ByteBuffer.allocate(roundPiece)};
+        final ByteBuffer staged = ByteBuffer.allocateDirect(roundPiece);
         final Memory stagedMemory = Memory.of(staged);
-        final ByteBuffer windowBuffer = ByteBuffer.allocateDirect(window).order(ByteOrder.nativeOrder());
-        final long[] covered = new long[(window + 63) >>> 6];
+        final ByteBuffer windowBuffer = ByteBuffer.allocateDirect(WINDOW_BYTES).order(ByteOrder.nativeOrder());
+        final long[] covered = new long[(WINDOW_BYTES + 63) >>> 6];
         final int[] holes = new int[1];
         final Memory memory = sample == null ? null : Memory.ofObject(sample);
         final long sampleBytes = memory == null ? 0 : Math.multiplyExact(count, type.size());
+        // the sample is a rank's stream itself where its type has no gaps: pieces are then placed from it directly
+        final boolean sampleIsStream = memory != null && type.size() == type.extent() && type.isContiguous();
         // pieces start on elements spread over the stream, as windows cut it
         final long unit = Math.max(1, view.etype().size());
-        final long starts = (streamBytes - piece) / unit + 1;
-        final long sampleStarts = sampleBytes >= piece ? (sampleBytes - piece) / unit + 1 : 0;
         int done = 0;
         for (; done < CALLS; done++) {
             if (done % CALLS_BETWEEN_ASKS == 0 && stop.getAsBoolean()) {
                 break;
             }
-            final long s0 = Math.floorMod(done * 2_654_435_761L, starts) * unit;
-            final long s1 = s0 + piece;
+            final int length = done % EMPTY_EVERY == EMPTY_EVERY - 1 ? 0
+                : done % ROUND_EVERY == ROUND_EVERY / 2 ? roundPiece
+                : done % LONG_EVERY == LONG_EVERY - 1 ? longPiece : piece;
+            final ByteBuffer buffer = data[done & 1];
+            final long starts = (streamBytes - Math.max(length, 1)) / unit + 1;
+            final long s0 = (done % LAST_EVERY == LAST_EVERY / 2 ? starts - 1
+                : Math.floorMod(done * 2_654_435_761L, starts)) * unit;
+            final long s1 = s0 + length;
             final long ws = TwoPhasePlan.fileOffsetOf(at0, s0);
-            final long span = TwoPhasePlan.fileOffsetOf(at0, s1 - 1) + 1 - ws;
-            if (span > window) {
+            final long span = length == 0 ? 0 : TwoPhasePlan.fileOffsetOf(at0, s1 - 1) + 1 - ws;
+            if (span > (length > piece ? WINDOW_BYTES : window)) {
                 continue;
             }
             // every rank finds its piece of each window by seeking through its view, as RoundContext.piece does
-            if (TwoPhasePlan.streamAt(at0, 0, streamBytes, ws) != s0
-                || TwoPhasePlan.streamAt(at0, s0, streamBytes, ws + span) != s1) {
+            if (length > 0 && (TwoPhasePlan.streamAt(at0, 0, streamBytes, ws) != s0
+                || TwoPhasePlan.streamAt(at0, s0, streamBytes, ws + span) != s1)) {
                 throw new IllegalStateException("a piece of the view is not where its file bytes are");
             }
+            final long sampleStarts = memory != null && sampleBytes >= length ? (sampleBytes - length) / unit + 1 : 0;
+            final long from = sampleStarts > 0 ? Math.floorMod(done * 40_503L, sampleStarts) * unit : 0;
             if (sampleStarts > 0) {
                 // a rank packs its piece of a round from its buffer, and unpacks what it reads back into it
-                final long from = Math.floorMod(done * 40_503L, sampleStarts) * unit;
-                Packer.pack(memory, memory.origin(), type, count, DataRepresentation.NATIVE, from, data, 0, piece);
-                Packer.unpack(data, 0, piece, memory, memory.origin(), type, count, DataRepresentation.NATIVE, from);
+                Packer.pack(memory, memory.origin(), type, count, DataRepresentation.NATIVE, from, buffer, 0, length);
+                Packer.unpack(buffer, 0, length, memory, memory.origin(), type, count, DataRepresentation.NATIVE,
+                    from);
             }
             // the transport moves those bytes through staging memory the same way
-            Packer.pack(stagedMemory, stagedMemory.origin(), Datatype.BYTE, piece, DataRepresentation.NATIVE, 0,
-                data, 0, piece);
-            Packer.unpack(data, 0, piece, stagedMemory, stagedMemory.origin(), Datatype.BYTE, piece,
+            Packer.pack(stagedMemory, stagedMemory.origin(), Datatype.BYTE, length, DataRepresentation.NATIVE, 0,
+                buffer, 0, length);
+            Packer.unpack(buffer, 0, length, stagedMemory, stagedMemory.origin(), Datatype.BYTE, length,
                 DataRepresentation.NATIVE, 0);
             Arrays.fill(covered, 0, (int) ((span + 63) >>> 6), 0L);
-            Placement.place(at0, s0, s1, data, 0, windowBuffer, ws, true, covered);
+            Placement.place(at0, s0, s1, buffer, 0, windowBuffer, ws, true, covered);
             if (done % HOLES_EVERY == 0) {
                 // one rank's piece alone leaves most of a CYCLIC window a hole, a callback each; an aggregator
                 // looks for holes once a window, after every rank's piece is in
                 Placement.holes(covered, 0, (int) span, (a, b) -> holes[0]++);
             }
-            Placement.place(at0, s0, s1, data, 0, windowBuffer, ws, false, null);
+            Placement.place(at0, s0, s1, buffer, 0, windowBuffer, ws, false, null);
+            if (sampleIsStream && sampleStarts > 0) {
+                // an aggregator places its own piece straight from and into its memory
+                Placement.place(at0, s0, s1, memory, from, windowBuffer, ws, true, covered);
+                Placement.place(at0, s0, s1, memory, from, windowBuffer, ws, false, null);
+            }
         }
         return done;
     }
