@@ -24,8 +24,13 @@ import org.pario.io.storage.Storage;
  * here while the job computes, that code is compiled by the first checkpoint (docs/benchmarks.md, "Checkpoints",
  * says by how much).
  *
- * <p>Rounds grow from 1 MiB of all ranks' data to 32 MiB, 256 MiB in all, each written and read back. Before each
- * write and each read the ranks agree whether to go on: {@link #stop()} or the stop condition on any rank ends the
+ * <p>Rounds grow from 1 MiB of all ranks' data to 32 MiB, 256 MiB in all, each written and read back; then
+ * {@value #REPEATED_ROUNDS} more rounds of 1 MiB each. Those are for the messages rather than the bytes: a checkpoint
+ * sends some hundreds of pieces and agreements, and a method the compiler has not seen 200 times runs interpreted
+ * until it is compiled, in the middle of the checkpoint and on the cores it uses, in every JVM of the host at once
+ * (a first CYCLIC(1) checkpoint of 1 GiB on 4 JVMs met some 150-260 first compilations of the message paths, 60-130
+ * ms of compiler time in each JVM, before these rounds; 45-80 after). Before each write and each read the ranks
+ * agree whether to go on: {@link #stop()} or the stop condition on any rank ends the
  * warm-up on all of them at the next step, so the write or read in flight is all a collective call that comes sooner
  * shares the cores with. The first rounds are small for that reason. A failure (a rank gone) ends it quietly on every
  * rank; the application's own calls meet the same failure and report it.
@@ -36,6 +41,8 @@ public final class ExchangeWarmup implements AutoCloseable {
     private static final long ROUND_BYTES = 32L << 20;
     /** All ranks' stream bytes over all rounds, written and read each. */
     private static final long TOTAL_BYTES = 256L << 20;
+    /** Rounds of {@link #FIRST_ROUND_BYTES} after the growing ones. */
+    static final int REPEATED_ROUNDS = 64;
     /** How long {@link #close()} waits for the rounds to end. */
     private static final long CLOSE_WAIT_MILLIS = 10_000;
 
@@ -165,6 +172,15 @@ public final class ExchangeWarmup implements AutoCloseable {
                     return;
                 }
                 f.readAtAll(0, buffer, n, type);
+                rounds.incrementAndGet();
+            }
+            final long small = Math.min(count, perRank(FIRST_ROUND_BYTES, c.size(), type));
+            for (int k = 0; k < REPEATED_ROUNDS; k++) {
+                if (stopAgreed(c)) {
+                    return;
+                }
+                f.writeAtAll(0, buffer, small, type);
+                f.readAtAll(0, buffer, small, type);
                 rounds.incrementAndGet();
             }
         } catch (RuntimeException | Error ignored) {
