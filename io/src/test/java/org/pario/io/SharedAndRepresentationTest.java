@@ -157,16 +157,22 @@ class SharedAndRepresentationTest {
             try (ParallelFile f = ParallelFile.open(comm, file.toString(), CREATE_RW)) {
                 f.setView(0, Datatype.INT, Datatype.INT, DataRepresentation.NATIVE);
                 f.writeShared(new int[] {r, r}, 2, Datatype.INT);
+                final int[] token = new int[1];
                 if (r == 2) {
-                    // the last use under the old view comes late
-                    Thread.sleep(50);
+                    // the last use under the old view comes after every other rank's
+                    comm.recv(token, 1, Datatype.INT, 0, 1);
+                    comm.recv(token, 1, Datatype.INT, 1, 1);
                     f.writeShared(new int[] {9}, 1, Datatype.INT);
+                } else {
+                    comm.send(token, 1, Datatype.INT, 2, 1);
                 }
                 f.setView(0, Datatype.INT, Datatype.INT, DataRepresentation.NATIVE);
                 if (r == 1) {
                     f.writeShared(new int[] {41, 42}, 2, Datatype.INT);
+                    comm.send(token, 1, Datatype.INT, 0, 2);
                 } else if (r == 0) {
-                    Thread.sleep(50);
+                    // rank 1's first use under the new view reaches the pointer before rank 0 does anything more
+                    comm.recv(token, 1, Datatype.INT, 1, 2);
                 }
                 comm.barrier();
                 assertEquals(2, f.positionShared(), "the new view's first use started at 0");

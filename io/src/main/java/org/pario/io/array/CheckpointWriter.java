@@ -187,13 +187,13 @@ public final class CheckpointWriter {
         final Communicator comm = communicator();
         final Phases phases = new Phases(target, comm);
         phases.begin(CheckpointListener.Phase.AGREE, 0);
-        final Plan planned = agreedPlan(comm);
+        final Plan plan = agreedPlan(comm);
         phases.end();
         final List<Source> sources = new ArrayList<>();
         for (final Entry e : entries) {
             sources.add(new Source(e.buffer(), e.array().local().count(), null, 0));
         }
-        final CheckpointHeader written = writePlanned(comm, planned, phases, sources, false, () -> { });
+        final CheckpointHeader written = writePlanned(comm, plan, phases, sources, false, () -> { });
         target.retain(comm);
         phases.rethrowListenerFailure();
         return written;
@@ -286,12 +286,12 @@ public final class CheckpointWriter {
      * they only append (HDFS). With {@code split}, every array is written in two collective writes (head, then
      * tail), on every rank alike; {@code drained} runs once nothing more is read from the ranks' own buffers.
      */
-    private CheckpointHeader writePlanned(final Communicator comm, final Plan planned, final Phases phases,
+    private CheckpointHeader writePlanned(final Communicator comm, final Plan plan, final Phases phases,
                                           final List<Source> sources, final boolean split, final Runnable drained) {
         final StorageProvider provider = Storages.providerOf(target.location());
         final Writing w = new Writing(sources, split, drained);
         return provider.capabilities().contains(Storage.Capability.POSITIONAL_WRITE)
-            ? writeInPlace(comm, planned, phases, provider, w) : writeStaged(comm, planned, phases, provider, w);
+            ? writeInPlace(comm, plan, phases, provider, w) : writeStaged(comm, plan, phases, provider, w);
     }
 
     /**
