@@ -3,12 +3,10 @@ package org.pario.io.array;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
@@ -35,12 +33,9 @@ final class InFlightChecksums {
     /** Added to a chunk's byte count to mark it unsure; far above any chunk, far below overflow with many ranks. */
     private static final long UNSURE = 1L << 40;
 
-    /**
-     * From this size on, a write is summed on another thread while the storage takes it, and a read goes in slices
-     * of this size read at once, each summed as soon as it is in.
-     */
-    static final int SLICE_BYTES = 4 << 20;
-    /** The threads that sum large reads and writes beside the storage: daemons, made as needed. */
+    /** From this size on, a write is summed on another thread while the storage takes it. */
+    static final int SUMMED_BESIDE_BYTES = 4 << 20;
+    /** The threads that sum large writes beside the storage: daemons, made as needed. */
     private static final ExecutorService SUMMING = Executors.newCachedThreadPool(r -> {
         final Thread t = new Thread(r, "pario-checksums");
         t.setDaemon(true);
@@ -277,72 +272,15 @@ final class InFlightChecksums {
                 unsure(position, position + Math.max(n, dst.position() - from));
                 return n;
             }
-            final int end = dst.limit();
-            if (end - from <= SLICE_BYTES) {
-                final long n = inner.read(position, dst);
-                if (n > 0) {
-                    add(position, dst.duplicate().position(from).limit(from + (int) n));
-                }
-                return n;
+            // the read whole, then its sum: the storage keeps as much of it in flight as it can, and the sum (a
+            // millisecond for a 16 MiB window) follows on the same thread; reads split into slices read at once on
+            // other threads, each summed as it came in, cost the ranks' shared cores more than the sum itself
+            // (docs/history/benchmarks-2026-12.md)
+            final long n = inner.read(position, dst);
+            if (n > 0) {
+                add(position, dst.duplicate().position(from).limit(from + (int) n));
             }
-            // a large read goes in slices read at once, each summed by the thread that read it as soon as it is in:
-            // the disk has as much of the read in flight as when it is asked for whole (read one after another, the
-            // slices of a 16 MiB window kept a quarter as many requests in flight), and the sums of the slices in
-            // first overlap the reads of the others. Slices end on file offsets that are multiples of their size, as
-            // aligned as the read itself; positional calls on distinct ranges may run at once (Storage).
-            final List<CompletableFuture<Long>> slices = new ArrayList<>();
-            final List<Integer> lengths = new ArrayList<>();
-            for (long n = 0; from + n < end; ) {
-                final long filePosition = position + n;
-                final int at = from + (int) n;
-                final int sliceEnd = (int) Math.min(end, at + SLICE_BYTES - Math.floorMod(filePosition,
-                    (long) SLICE_BYTES));
-                final ByteBuffer slice = dst.duplicate().position(at).limit(sliceEnd);
-                lengths.add(sliceEnd - at);
-                slices.add(CompletableFuture.supplyAsync(() -> readAndSum(filePosition, slice), SUMMING));
-                n += sliceEnd - at;
-            }
-            long n = 0;
-            long firstGot = 0;
-            Throwable failure = null;
-            boolean ended = false;
-            for (int i = 0; i < slices.size(); i++) {
-                try {
-                    final long got = slices.get(i).join();
-                    firstGot = i == 0 ? got : firstGot;
-                    // bytes past a short slice (the end of the file) do not count, though none should come
-                    if (!ended && failure == null) {
-                        n += Math.max(0, got);
-                        ended = got < lengths.get(i);
-                    }
-                } catch (CompletionException e) {
-                    failure = failure != null ? failure : e.getCause() == null ? e : e.getCause();
-                }
-            }
-            if (failure instanceof IOException io) {
-                throw io;
-            } else if (failure instanceof RuntimeException re) {
-                throw re;
-            } else if (failure != null) {
-                throw new IOException(failure);
-            }
-            dst.position(from + (int) n);
-            // nothing at all: the end of the file, told as the storage told it
-            return n == 0 ? firstGot : n;
-        }
-
-        /** Reads one slice of a large read and sums what came. */
-        private long readAndSum(final long filePosition, final ByteBuffer slice) {
-            final int from = slice.position();
-            try {
-                final long got = inner.read(filePosition, slice);
-                if (got > 0) {
-                    add(filePosition, slice.duplicate().position(from).limit(from + (int) got));
-                }
-                return got;
-            } catch (IOException e) {
-                throw new CompletionException(e);
-            }
+            return n;
         }
 
         @Override
@@ -352,7 +290,7 @@ final class InFlightChecksums {
                 inner.write(position, src);
                 return;
             }
-            if (src.remaining() < SLICE_BYTES) {
+            if (src.remaining() < SUMMED_BESIDE_BYTES) {
                 add(position, src);
                 inner.write(position, src);
                 return;

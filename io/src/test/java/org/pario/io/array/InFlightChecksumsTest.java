@@ -156,9 +156,9 @@ class InFlightChecksumsTest {
     }
 
     /**
-     * Windows larger than a read slice ({@link InFlightChecksums#SLICE_BYTES}) are written with their sums
-     * computed beside the write and read in slices at once, each summed as soon as it is in: the sums still equal
-     * the file's, a clean restore passes, and a damaged byte in a later slice still fails the restore.
+     * Windows larger than {@link InFlightChecksums#SUMMED_BESIDE_BYTES} are written with their sums computed beside
+     * the write, and read whole, then summed: the sums still equal the file's, a clean restore passes, and a damaged
+     * byte deep in a window still fails the restore.
      */
     @Test
     void windowsLargerThanASliceAreSummedExactly() throws Exception {
@@ -201,7 +201,7 @@ class InFlightChecksumsTest {
 
     /**
      * The decorator itself: one write and one read of 10.5 MiB, from and to offsets that are not multiples of a
-     * slice, the read running into the end of the file, give every chunk's exact sum, none left unsure.
+     * chunk, the read running into the end of the file, give every chunk's exact sum, none left unsure.
      */
     @Test
     void largeAccessesThroughTheDecoratorSumEveryChunkOnce() throws Exception {
