@@ -356,7 +356,7 @@ public final class Checkpoint {
         phases.end();
         // the chunks whose bytes were summed as they were read are checked already; the others are read again
         phases.begin(CheckpointListener.Phase.VERIFY, a.bytes());
-        Checksums.verify(comm, location, h, a, joining.sums()[0]);
+        Checksums.verify(comm, location, h, a, joining.sums()[0], hints);
         phases.end();
         phases.rethrowListenerFailure();
     }
@@ -665,7 +665,7 @@ public final class Checkpoint {
         phases.begin(CheckpointListener.Phase.VERIFY, h.dataBytes());
         long done = 0;
         for (final StoredArray a : h.arrays()) {
-            Checksums.verify(comm, location, h, a);
+            Checksums.verify(comm, location, h, a, hints);
             done += a.bytes();
             phases.progress(done);
         }

@@ -614,7 +614,7 @@ public final class CheckpointWriter {
                 anyUnsure |= unsure[i];
             }
             if (readBack) {
-                final long[] stored = Checksums.of(comm, file, a, h.chunkBytes(), shift);
+                final long[] stored = Checksums.of(comm, file, a, h.chunkBytes(), shift, target.hints());
                 for (int i = 0; i < crc.length; i++) {
                     if (!unsure[i] && crc[i] != stored[i]) {
                         throw new ParioException(ErrorCategory.IO, "checkpoint " + target.location() + ": array '"
@@ -627,7 +627,7 @@ public final class CheckpointWriter {
                 done += a.bytes();
                 phases.progress(done);
             } else if (anyUnsure) {
-                final long[] stored = Checksums.of(comm, file, a, h.chunkBytes(), shift, unsure);
+                final long[] stored = Checksums.of(comm, file, a, h.chunkBytes(), shift, unsure, target.hints());
                 for (int i = 0; i < crc.length; i++) {
                     crc[i] = unsure[i] ? stored[i] : crc[i];
                 }
