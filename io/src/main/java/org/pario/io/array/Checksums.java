@@ -81,10 +81,10 @@ final class Checksums {
                     }
                     final int got = window.position();
                     for (int k = i; k < end; k++) {
-                        final int start = (int) ((k - i) * chunk);
+                        // what was read of the chunk: all of it, unless the file was cut short
+                        final int start = (int) Math.min((k - i) * chunk, got);
                         crc.reset();
-                        crc.update(window.duplicate().limit(Math.max(start, Math.min(got, (int) (start + chunk))))
-                            .position(Math.min(start, got)));
+                        crc.update(window.slice(start, (int) Math.min(got - start, chunk)));
                         // + 1 so that an unread chunk (0) can never pass for a checked one
                         mine[k] = crc.getValue() + 1;
                     }
@@ -175,7 +175,7 @@ final class Checksums {
      */
     static void verifyAlone(final String location, final CheckpointHeader h) {
         final long chunk = h.chunkBytes();
-        final long perWindow = Math.max(1, (16L << 20) / chunk);
+        final long perWindow = Math.max(1, WINDOW_BYTES / chunk);
         final byte[] window = new byte[(int) Math.min(perWindow * chunk, Math.max(1, maxArrayBytes(h)))];
         try (Storage st = Storages.open(location, new StorageProvider.Request(true, false, false, false, Map.of(),
             false))) {
