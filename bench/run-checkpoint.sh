@@ -103,10 +103,12 @@ awk '
         }
         for (q = 1; q <= npat; q++) {
             p = pats[q]
-            printf "%s: checkpoint/raw write %.2f, restore/raw read %.2f (of the checkpoint file itself %.2f), first/warm checkpoint %.2f, restore on 3/restore on 4 %.2f\n", p,
+            printf "%s: checkpoint/raw write %.2f, restore/raw read %.2f (of the checkpoint file itself %.2f), restore on 3/restore on 4 %.2f\n", p,
                 m["checkpoint-write " p] / m["raw-write " p], m["restore " p] / m["raw-read " p],
-                m["restore " p] / m["raw-read-checkpoint-file " p],
-                m["first-checkpoint " p] / m["checkpoint-write " p], m["restore-fewer " p] / m["restore " p]
+                m["restore " p] / m["raw-read-checkpoint-file " p], m["restore-fewer " p] / m["restore " p]
+            # a first checkpoint right after the JVMs start; one after a wait is named first-after-Ns (below)
+            if (("first-checkpoint " p) in m) printf "%s: first/warm checkpoint %.2f\n", p,
+                m["first-checkpoint " p] / m["checkpoint-write " p]
             for (key in m) if (key ~ /^first-after-/ && index(key, " " p) > 0) { split(key, f, " ")
                 printf "%s: %s/warm checkpoint %.2f\n", p, f[1], m[key] / m["checkpoint-write " p] }
             if (("hdf5-contiguous-write " p) in m) printf "%s: checkpoint/HDF5 contiguous write %.2f, chunked+fletcher32 %.2f; restore/HDF5 contiguous read %.2f, chunked %.2f\n", p,
