@@ -25,6 +25,16 @@ final class ReadRounds {
     private ReadRounds() {
     }
 
+    /**
+     * A read's ranks agree on its outcome after this many rounds, and after its last. A read destroys nothing, so a
+     * failure need not stop the next round: a failed rank goes on sending and receiving its pieces (the aggregator
+     * reading no more), so that nothing is left in flight, and the agreement that follows fails every rank with the
+     * first failing rank's error, at most this many rounds later. An agreement every round cost a CYCLIC(1) read of
+     * 1 GiB on 4 JVM ranks a tenth of its time (every rank waits for the last to arrive, 64 times;
+     * docs/history/benchmarks-2026-12.md).
+     */
+    static final long AGREE_EVERY_ROUNDS = 16;
+
     static long read(final RoundContext c, final TwoPhasePlan plan, final FileView v, final Memory m,
                      final long count, final Datatype type, final DataRepresentation rep) {
         final int me = c.comm().rank();
@@ -84,7 +94,7 @@ final class ReadRounds {
                 if (c.aggregatorIndex() >= 0) {
                     final int slot = (int) (round & 1);
                     failure = WriteRounds.settle(pending, slot, failure);
-                    if (round + 1 < plan.rounds) {
+                    if (round + 1 < plan.rounds && failure == null) {
                         pending[1 - slot] = readAhead(c, plan, round + 1, limits, fileSize);
                     }
                     final long ws = plan.windowStart(c.aggregatorIndex(), round);
@@ -106,7 +116,9 @@ final class ReadRounds {
                         }
                     }
                 }
-                Agreement.agree(c.comm(), failure);
+                if (round + 1 == plan.rounds || (round + 1) % AGREE_EVERY_ROUNDS == 0) {
+                    Agreement.agree(c.comm(), failure);
+                }
                 c.roundDone(round, plan.rounds);
             }
         } finally {

@@ -165,6 +165,72 @@ class TwoPhaseTest {
         assertTrue(System.nanoTime() - started < 30_000_000_000L);
     }
 
+    /** A storage whose reads number {@code first} to {@code last} (from 1) fail, and which counts its calls. */
+    static final class FaultyReads extends SievingTest.Counting {
+        private final int first;
+        private final int last;
+
+        FaultyReads(final Storage inner, final int first, final int last) {
+            super(inner);
+            this.first = first;
+            this.last = last;
+        }
+
+        @Override
+        public long read(final long position, final ByteBuffer dst) throws IOException {
+            // counted by the superclass, which reads only where this does not fail
+            if (reads.get() + 1 >= first && reads.get() + 1 <= last) {
+                reads.incrementAndGet();
+                throw new IOException("injected: a bad sector");
+            }
+            return super.read(position, dst);
+        }
+    }
+
+    /**
+     * A read agrees on its outcome every {@link ReadRounds#AGREE_EVERY_ROUNDS} rounds, not every round: a storage
+     * error in an aggregator's third window of 40 still fails the call on every rank with that aggregator's error,
+     * that aggregator reads no further window, the others none past the agreement, and the next call on the same
+     * file gets its own pieces, every rank having taken in those sent after the failure.
+     */
+    @Test
+    void aReadThatFailsMidCallFailsEveryRankAndLeavesNothingInFlight() throws Exception {
+        final Path file = dir.resolve("badsector.bin");
+        final int ranks = 3;
+        final int each = 20_000;
+        final ByteBuffer content = ByteBuffer.allocate(8 * ranks * each).order(ByteOrder.nativeOrder());
+        for (int i = 0; i < ranks * each; i++) {
+            content.putDouble(8 * i, i);
+        }
+        Files.write(file, content.array());
+        final int[] reads = new int[ranks];
+        LocalCluster.run(ranks, comm -> {
+            final int r = comm.rank();
+            final SievingTest.Counting[] counting = new SievingTest.Counting[1];
+            try (ParallelFile f = ParallelFile.open(comm, file.toString(), EnumSet.of(Mode.RDONLY),
+                Hints.of(Map.of("cb_buffer_size", "4096", "cb_config_list", "*:*", "romio_cb_read", "enable")),
+                s -> counting[0] = r == 1 ? new FaultyReads(s, 3, 3) : new SievingTest.Counting(s))) {
+                f.setView(0, Datatype.DOUBLE, cyclic(ranks, r, (long) ranks * each), DataRepresentation.NATIVE);
+                final double[] mine = new double[each];
+                final ParioException x = assertThrows(ParioException.class,
+                    () -> f.readAtAll(0, mine, mine.length, Datatype.DOUBLE));
+                assertTrue(x.getMessage().startsWith("rank 1: collective storage access failed"), x.getMessage());
+                assertTrue(x.getMessage().contains("injected: a bad sector"), x.getMessage());
+                assertEquals(ErrorCategory.IO, x.category());
+                reads[r] = counting[0].reads.get();
+                final double[] back = new double[each];
+                assertEquals(8L * each, f.readAtAll(0, back, back.length, Datatype.DOUBLE).bytes());
+                for (int k = 0; k < each; k++) {
+                    assertEquals(k * ranks + r, back[k], 0.0, "rank " + r + ", element " + k);
+                }
+            }
+        });
+        // 480,000 bytes over 3 aggregators in 4 KiB windows: about 40 rounds each; the failing one stops at its
+        // third, the others at the agreement after round 16, having read ahead the window of round 17
+        final int agreed = (int) ReadRounds.AGREE_EVERY_ROUNDS + 1;
+        assertArrayEquals(new int[] {agreed, 3, agreed}, reads, "storage reads per aggregator before the failure");
+    }
+
     @Test
     void aWriteThatFailsMidCallLeavesNothingInFlightForTheNextCall() throws Exception {
         // rounds are pipelined: when round 2's agreement fails, round 3's pieces are already on their way to the
