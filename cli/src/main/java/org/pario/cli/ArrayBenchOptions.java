@@ -22,9 +22,9 @@ final class ArrayBenchOptions {
         description = "Elements per dimension (default: ${DEFAULT-VALUE}: 1 GiB).")
     long size;
 
-    @Option(names = "--pattern", defaultValue = "block", paramLabel = "block|AxBxC|cyclic",
-        description = "BLOCK on a balanced grid of the N ranks, BLOCK on the grid AxBxC, or CYCLIC(1) on the "
-            + "last dimension (default: ${DEFAULT-VALUE}: 2x2x1 for 4 ranks, 2x1x1 for 2).")
+    @Option(names = "--pattern", defaultValue = "block", paramLabel = "block|AxBxC|cyclic|cyclicK",
+        description = "BLOCK on a balanced grid of the N ranks, BLOCK on the grid AxBxC, CYCLIC(1) on the "
+            + "last dimension, or CYCLIC(K) on it (default: ${DEFAULT-VALUE}: 2x2x1 for 4 ranks, 2x1x1 for 2).")
     String pattern;
 
     /** Fails before any rank starts when the ranks, size and pattern do not fit together. */

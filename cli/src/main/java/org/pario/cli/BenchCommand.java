@@ -73,7 +73,8 @@ final class BenchCommand implements Runnable {
     /** {@code pario bench io -n N}: collective write and read of a distributed 3-D array between N JVM ranks. */
     @Command(name = "io", mixinStandardHelpOptions = true,
         description = "Collective write (synced) and read of an N^3 array of doubles between JVM ranks over TCP, "
-            + "distributed as a darray: BLOCK on a grid (AxBxC) or CYCLIC(1) over the last dimension (cyclic). "
+            + "distributed as a darray: BLOCK on a grid (AxBxC), or CYCLIC(1) or CYCLIC(K) over the last dimension "
+            + "(cyclic, cyclicK). "
             + "Prints rank 0's lines: phase, pattern, ranks, MiB/s, seconds, peak RSS MiB (largest rank, all "
             + "ranks). bench/run-io.sh prints it beside MPICH's ROMIO and Open MPI's OMPIO and ROMIO.")
     static final class Io implements Callable<Integer> {

@@ -225,7 +225,7 @@ final class CheckpointBenchmark {
                                        final Checkpoint checkpoint, final long total,
                                        final Map<String, List<Double>> seconds, final PhaseClock clock) {
         final Communicator fewer = world.split(world.rank() < world.size() - 1 ? 0 : Communicator.UNDEFINED, 0);
-        final String other = pattern.equals("cyclic") ? "cyclic" : "block";
+        final String other = IoBenchmark.cyclicBlock(pattern) > 0 ? pattern : "block";
         final DistributedArray<double[]> array = fewer == null ? null : IoBenchmark.array(other, fewer, n);
         final double[] back = array == null ? null : array.allocate();
         time(world, "restore-fewer", pattern, total, seconds, true, clock, () -> {

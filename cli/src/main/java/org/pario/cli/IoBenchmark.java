@@ -37,7 +37,7 @@ final class IoBenchmark {
     /**
      * Checks a pattern against a rank count before any rank starts.
      *
-     * @param pattern {@code AxBxC} (BLOCK on that grid) or {@code cyclic}
+     * @param pattern {@code AxBxC} (BLOCK on that grid), {@code cyclic} or {@code cyclicK}
      * @param ranks   the ranks that will run it
      * @param n       the edge of the cube of doubles
      */
@@ -46,9 +46,9 @@ final class IoBenchmark {
             throw ParioException.argument("--size must be >= 1, got " + n);
         }
         final long[] shape = {n, n, n};
-        final long most = pattern.equals("cyclic")
-            ? DistributedArray.largestLocalCount(ranks, shape, new Dist[] {Dist.none(), Dist.none(), Dist.cyclic()},
-                new long[] {1, 1, ranks})
+        final long most = cyclicBlock(pattern) > 0
+            ? DistributedArray.largestLocalCount(ranks, shape, new Dist[] {Dist.none(), Dist.none(),
+                Dist.cyclic(cyclicBlock(pattern))}, new long[] {1, 1, ranks})
             : DistributedArray.largestLocalCount(ranks, shape, new Dist[] {Dist.block(), Dist.block(), Dist.block()},
                 grid(pattern, ranks));
         if (most > PART_BYTES / 8) {
@@ -67,7 +67,7 @@ final class IoBenchmark {
         }
         final String[] p = pattern.split("x");
         if (p.length != 3) {
-            throw ParioException.argument("--pattern must be block, AxBxC (a BLOCK grid) or cyclic, got " + pattern);
+            throw ParioException.argument("--pattern must be block, AxBxC (a BLOCK grid), cyclic or cyclicK, got " + pattern);
         }
         final long[] grid = new long[3];
         try {
@@ -75,7 +75,7 @@ final class IoBenchmark {
                 grid[i] = Long.parseLong(p[i]);
             }
         } catch (NumberFormatException e) {
-            throw ParioException.argument("--pattern must be block, AxBxC (a BLOCK grid) or cyclic, got " + pattern);
+            throw ParioException.argument("--pattern must be block, AxBxC (a BLOCK grid), cyclic or cyclicK, got " + pattern);
         }
         if (grid[0] * grid[1] * grid[2] != ranks) {
             throw ParioException.argument("--pattern " + pattern + " needs " + grid[0] * grid[1] * grid[2]
@@ -84,15 +84,37 @@ final class IoBenchmark {
         return grid;
     }
 
-    /** The distributed array of a pattern: {@code AxBxC} (BLOCK on that grid) or {@code cyclic}. */
+    /** The distributed array of a pattern: {@code AxBxC} (BLOCK on that grid), {@code cyclic} or {@code cyclicK}. */
     static DistributedArray<double[]> array(final String pattern, final Communicator world, final long n) {
         final long[] g = {n, n, n};
-        if (pattern.equals("cyclic")) {
-            return DistributedArray.of(world, Element.DOUBLE, g, Dist.none(), Dist.none(), Dist.cyclic())
+        final long k = cyclicBlock(pattern);
+        if (k > 0) {
+            return DistributedArray.of(world, Element.DOUBLE, g, Dist.none(), Dist.none(), Dist.cyclic(k))
                 .grid(1, 1, world.size());
         }
         return DistributedArray.of(world, Element.DOUBLE, g, Dist.block(), Dist.block(), Dist.block())
             .grid(grid(pattern, world.size()));
+    }
+
+    /**
+     * @return K for {@code cyclicK} (CYCLIC(K) over the last dimension), 1 for {@code cyclic}, 0 for a BLOCK pattern
+     * @throws ParioException for {@code cyclic} followed by anything but a positive number
+     */
+    static long cyclicBlock(final String pattern) {
+        if (!pattern.startsWith("cyclic")) {
+            return 0;
+        }
+        final String k = pattern.substring("cyclic".length());
+        try {
+            final long block = k.isEmpty() ? 1 : Long.parseLong(k);
+            if (block >= 1) {
+                return block;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw ParioException.argument("--pattern " + pattern + ": cyclic or cyclicK with K >= 1 (CYCLIC(K) over the "
+            + "last dimension) expected");
     }
 
     /**
