@@ -15,13 +15,26 @@ import org.pario.datatypes.Datatype;
 /**
  * Which ranks aggregate collective I/O: {@code cb_config_list} in ROMIO's grammar picks ranks per host, in rank
  * order within each host ({@code host:N} the first N ranks of that host, {@code *:N} the first N of every host not
- * named before, {@code *:*} all of them); {@code cb_nodes} then caps the count, taking hosts in turn so that a cap
- * spreads aggregators over hosts.
+ * named before, {@code *:*} all of them), and Pario's count {@code auto}, the default: half the host's ranks, at
+ * least one and at most {@link #AUTO_MOST}; {@code cb_nodes} then caps the count, taking hosts in turn so that a
+ * cap spreads aggregators over hosts.
  */
 final class Aggregators {
-    /** One entry of the list: a host name or {@code *}, and a count ({@code -1} for {@code *}). */
+    /** One entry of the list: a host name or {@code *}, and a count ({@code -1} for {@code *}, {@link #AUTO}). */
     record Entry(String host, int count) {
     }
+
+    /** The count {@code auto}. */
+    static final int AUTO = -3;
+
+    /**
+     * The most aggregators {@code auto} picks on one host. One a host (ROMIO's default) leaves the placing of every
+     * byte of the host to one rank's two threads: at 4 JVM ranks on 2 cores, two aggregators wrote a CYCLIC(1)
+     * array 25-40% faster and a BLOCK one of 2 KiB runs 20% faster (docs/benchmarks.md), while at 2 ranks a second
+     * aggregator wrote 11% slower. Past a few a host, each more multiplies the pieces every rank sends per round
+     * (a CYCLIC(1) rank sends one to every aggregator) without a core to place them on.
+     */
+    static final int AUTO_MOST = 4;
 
     private Aggregators() {
     }
@@ -36,13 +49,14 @@ final class Aggregators {
             final String n = colon < 0 ? "1" : item.substring(colon + 1).trim();
             int count;
             try {
-                count = n.equals("*") ? -1 : Integer.parseInt(n);
+                count = n.equals("*") ? -1 : n.equalsIgnoreCase("auto") ? AUTO : Integer.parseInt(n);
             } catch (NumberFormatException e) {
                 count = -2;
             }
-            if (host.isEmpty() || count < -1) {
-                throw ParioException.argument("hint cb_config_list: '" + item + "' is not host:N, *:N or *:* (in '"
-                    + list + "')");
+            // a number written as -1 or -3 is no count, whatever it stands for inside
+            if (host.isEmpty() || count == -2 || n.startsWith("-")) {
+                throw ParioException.argument("hint cb_config_list: '" + item + "' is not host:N, *:N, *:* or "
+                    + "*:auto (in '" + list + "')");
             }
             out.add(new Entry(host, count));
         }
@@ -100,7 +114,9 @@ final class Aggregators {
             final Integer n = perHost.get(h.getKey());
             if (n != null && n != 0) {
                 final List<Integer> ranks = h.getValue();
-                chosen.add(ranks.subList(0, n < 0 ? ranks.size() : Math.min(n, ranks.size())));
+                final int take = n == AUTO ? Math.max(1, Math.min(ranks.size() / 2, AUTO_MOST))
+                    : n < 0 ? ranks.size() : Math.min(n, ranks.size());
+                chosen.add(ranks.subList(0, take));
             }
         }
         long cap = hints.get("cb_nodes") == null ? Long.MAX_VALUE : hints.number("cb_nodes");

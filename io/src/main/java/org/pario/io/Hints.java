@@ -31,7 +31,8 @@ import org.pario.ParioException;
  *   <tr><td>{@code cb_nodes}</td><td>the number of aggregators (default and maximum: what
  *       {@code cb_config_list} selects); reported as the number in effect</td></tr>
  *   <tr><td>{@code cb_config_list}</td><td>which ranks aggregate, ROMIO's grammar: comma-separated
- *       {@code host:N}, {@code *:N} or {@code *:*} (default {@code *:1}, one per host)</td></tr>
+ *       {@code host:N}, {@code *:N} or {@code *:*}, and the count {@code auto}: half the host's ranks, at least
+ *       one and at most four (default {@code *:auto}; ROMIO's default is {@code *:1}, one per host)</td></tr>
  *   <tr><td>{@code striping_unit}</td><td>bytes file domains are aligned to (default 0: the storage's preferred
  *       block size)</td></tr>
  *   <tr><td>{@code direct_write}</td><td>{@code automatic} (default), {@code true} or {@code false}: on the local
@@ -77,7 +78,7 @@ public final class Hints {
         v.put("romio_cb_write", "automatic");
         v.put("romio_cb_read", "automatic");
         v.put("cb_buffer_size", "16777216");
-        v.put("cb_config_list", "*:1");
+        v.put("cb_config_list", "*:auto");
         v.put("striping_unit", "0");
         v.put("pario_cb_run_threshold", "1024");
         v.put("direct_read", "automatic");

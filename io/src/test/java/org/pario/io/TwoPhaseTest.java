@@ -552,12 +552,44 @@ class TwoPhaseTest {
         });
     }
 
+    /**
+     * {@code auto}, the default count: half a host's ranks, at least one and at most four, the first ranks of the
+     * host in rank order; {@code cb_nodes} still caps the total, taking hosts in turn.
+     */
+    @Test
+    void autoPicksHalfOfEachHostsRanksUpToFour() {
+        final List<String> hosts = new java.util.ArrayList<>();
+        final int[] sizes = {1, 2, 3, 4, 5, 8, 12};
+        for (int h = 0; h < sizes.length; h++) {
+            for (int k = 0; k < sizes[h]; k++) {
+                hosts.add("host" + h);
+            }
+        }
+        final int[] chosen = Aggregators.choose(hosts, Hints.DEFAULT);
+        final int[] perHost = new int[sizes.length];
+        for (final int r : chosen) {
+            perHost[Integer.parseInt(hosts.get(r).substring(4))]++;
+        }
+        assertArrayEquals(new int[] {1, 1, 1, 2, 2, 4, 4}, perHost);
+        // the first ranks of each host: host3's four ranks are 6-9, of which 6 and 7 aggregate
+        assertTrue(Arrays.stream(chosen).anyMatch(r -> r == 6) && Arrays.stream(chosen).anyMatch(r -> r == 7)
+            && Arrays.stream(chosen).noneMatch(r -> r == 8), Arrays.toString(chosen));
+        assertArrayEquals(new int[] {0, 1, 3}, Aggregators.choose(hosts, Hints.of(Map.of("cb_nodes", "3"))));
+        // one host of 4 JVM ranks, as pario bench io runs: ranks 0 and 1
+        assertArrayEquals(new int[] {0, 1}, Aggregators.choose(List.of("h", "h", "h", "h"), Hints.DEFAULT));
+        assertArrayEquals(new int[] {0}, Aggregators.choose(List.of("h", "h", "h", "h"),
+            Hints.of(Map.of("cb_config_list", "*:1"))));
+    }
+
     @Test
     void configListGrammarAndBadHints() {
         assertEquals(List.of(new Aggregators.Entry("node1", 2), new Aggregators.Entry("*", -1)),
             Aggregators.parseConfigList("node1:2, *:*"));
         assertEquals(List.of(new Aggregators.Entry("*", 1)), Aggregators.parseConfigList("*"));
+        assertEquals(List.of(new Aggregators.Entry("*", Aggregators.AUTO)), Aggregators.parseConfigList("*:AUTO"));
+        assertEquals("*:auto", Hints.DEFAULT.get("cb_config_list"));
         assertThrows(ParioException.class, () -> Hints.of(Map.of("cb_config_list", "node1:x")));
+        assertThrows(ParioException.class, () -> Hints.of(Map.of("cb_config_list", "node1:-3")));
         assertThrows(ParioException.class, () -> Hints.of(Map.of("cb_nodes", "0")));
         assertThrows(ParioException.class, () -> Hints.of(Map.of("romio_cb_write", "always")));
         assertThrows(ParioException.class, () -> Hints.of(Map.of("cb_buffer_size", "-1")));
@@ -568,7 +600,7 @@ class TwoPhaseTest {
             assertArrayEquals(new int[] {0}, Aggregators.choose(comm, h, "here"));
             assertArrayEquals(new int[] {0, 1}, Aggregators.choose(comm, Hints.of(Map.of("cb_config_list", "*:*",
                 "cb_nodes", "2")), "here"));
-            // two hosts, *:1 picks the first rank of each
+            // two hosts of 2 ranks and 1: the default, *:auto, picks the first rank of each
             assertArrayEquals(new int[] {0, 1}, Aggregators.choose(comm, Hints.DEFAULT, comm.rank() == 1 ? "b" : "a"));
             checked.incrementAndGet();
         });
