@@ -67,7 +67,8 @@ final class IoBenchmark {
         }
         final String[] p = pattern.split("x");
         if (p.length != 3) {
-            throw ParioException.argument("--pattern must be block, AxBxC (a BLOCK grid), cyclic or cyclicK, got " + pattern);
+            throw ParioException.argument("--pattern must be block, AxBxC (a BLOCK grid), cyclic or cyclicK, got "
+                + pattern);
         }
         final long[] grid = new long[3];
         try {
@@ -75,7 +76,8 @@ final class IoBenchmark {
                 grid[i] = Long.parseLong(p[i]);
             }
         } catch (NumberFormatException e) {
-            throw ParioException.argument("--pattern must be block, AxBxC (a BLOCK grid), cyclic or cyclicK, got " + pattern);
+            throw ParioException.argument("--pattern must be block, AxBxC (a BLOCK grid), cyclic or cyclicK, got "
+                + pattern);
         }
         if (grid[0] * grid[1] * grid[2] != ranks) {
             throw ParioException.argument("--pattern " + pattern + " needs " + grid[0] * grid[1] * grid[2]
