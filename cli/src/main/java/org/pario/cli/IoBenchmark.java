@@ -46,9 +46,10 @@ final class IoBenchmark {
             throw ParioException.argument("--size must be >= 1, got " + n);
         }
         final long[] shape = {n, n, n};
-        final long most = cyclicBlock(pattern) > 0
-            ? DistributedArray.largestLocalCount(ranks, shape, new Dist[] {Dist.none(), Dist.none(),
-                Dist.cyclic(cyclicBlock(pattern))}, new long[] {1, 1, ranks})
+        final long k = cyclicBlock(pattern);
+        final long most = k > 0
+            ? DistributedArray.largestLocalCount(ranks, shape, new Dist[] {Dist.none(), Dist.none(), Dist.cyclic(k)},
+                new long[] {1, 1, ranks})
             : DistributedArray.largestLocalCount(ranks, shape, new Dist[] {Dist.block(), Dist.block(), Dist.block()},
                 grid(pattern, ranks));
         if (most > PART_BYTES / 8) {

@@ -179,7 +179,8 @@ class TwoPhaseTest {
         @Override
         public long read(final long position, final ByteBuffer dst) throws IOException {
             // counted by the superclass, which reads only where this does not fail
-            if (reads.get() + 1 >= first && reads.get() + 1 <= last) {
+            final int number = reads.get() + 1;
+            if (number >= first && number <= last) {
                 reads.incrementAndGet();
                 throw new IOException("injected: a bad sector");
             }
